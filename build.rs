@@ -1,0 +1,47 @@
+//! Build script: compiles the C shim for the variadic methods and generates `wiredtiger.h`.
+//!
+//! The header is written to `OUT_DIR` only; `tests/header.rs` fails when the committed
+//! `include/wiredtiger.h` differs from it (run `tools/update-header` to refresh it).
+
+use std::env;
+use std::fs;
+use std::path::PathBuf;
+
+/// Public C functions implemented in the shim (stable Rust cannot define C-variadic
+/// functions). rustc's own version script hides C symbols of a cdylib, so these get an extra
+/// version script that keeps them global.
+const SHIM_EXPORTS: &[&str] = &["wiredtiger_struct_pack", "wiredtiger_struct_size", "wiredtiger_struct_unpack"];
+
+fn main() {
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+
+    let header = out.join("wiredtiger.h");
+    let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml is valid");
+    cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(root.join("src/lib.rs"))
+        .generate()
+        .expect("cbindgen generates the header")
+        .write_to_file(&header);
+
+    // The shim includes the generated header, so it always matches the Rust structs.
+    cc::Build::new()
+        .file(root.join("src/capi/shim.c"))
+        .include(&out)
+        .flag_if_supported("-std=c11")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .opt_level(3)
+        .compile("unlatched_shim");
+
+    let map = out.join("shim-exports.map");
+    let globals: String = SHIM_EXPORTS.iter().map(|s| format!("{s}; ")).collect();
+    fs::write(&map, format!("{{ global: {globals}}};\n")).expect("write the version script");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
+
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-changed=build.rs");
+}

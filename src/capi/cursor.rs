@@ -1,0 +1,291 @@
+//! `WT_CURSOR` methods: convert, delegate to the session core, map the result.
+
+use std::ffi::CString;
+
+use libc::{c_char, c_int};
+
+use crate::error::{code, Error, Result};
+use crate::session::CursorId;
+
+use super::boundary::{fail, guard};
+use super::handles::{c_str, CursorHandle, SessionHandle};
+use super::shim::{UlPlan, __ul_shim_get_key, __ul_shim_get_value, __ul_shim_set_key, __ul_shim_set_value};
+use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY};
+
+/// Runs a cursor method: finds the session and cursor, runs `body`, reports errors.
+unsafe fn call(cursor: *mut WT_CURSOR, api: &str, body: impl FnOnce(&mut SessionHandle, CursorId) -> Result<()>) -> c_int {
+    guard(api, code::WT_PANIC, || {
+        // SAFETY: the application passes an open cursor (NULL is rejected below).
+        let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return code::EINVAL };
+        match body(session, id) {
+            Ok(()) => 0,
+            Err(e) => report(session, &e, api),
+        }
+    })
+}
+
+/// Reports an error of a session's call; quiet errors (WT_NOTFOUND, …) cost nothing.
+pub fn report(session: &mut SessionHandle, e: &Error, api: &str) -> c_int {
+    if e.messages().next().is_none() {
+        return e.code();
+    }
+    let prefix = session.conn().core.error_prefix();
+    let events = session.events;
+    fail(e, events, session.as_ptr(), &prefix, api)
+}
+
+/// Builds the handle of a newly opened core cursor.
+pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *mut WT_CURSOR {
+    let cursor = session.core.cursor(id);
+    let table = cursor.table();
+    let (key_plan, value_plan) = if cursor.config().raw {
+        (UlPlan::raw(), UlPlan::raw())
+    } else {
+        (UlPlan::of(table.key_format().cargs()), UlPlan::of(table.value_format().cargs()))
+    };
+    let mut handle = Box::new(CursorHandle { iface: vtable(), key_plan, value_plan, id, uri });
+    handle.iface.uri = handle.uri.as_ptr();
+    handle.iface.key_format = table.key_format_c().as_ptr();
+    handle.iface.value_format = table.value_format_c().as_ptr();
+    handle.iface.session = session.as_ptr();
+    let raw = Box::into_raw(handle);
+    if session.cursors.len() <= id.0 {
+        session.cursors.resize(id.0 + 1, std::ptr::null_mut());
+    }
+    session.cursors[id.0] = raw;
+    // SAFETY: `raw` was just made from a Box; its first field is the public struct.
+    unsafe { &mut (*raw).iface }
+}
+
+/// Frees the handle of a cursor the core has closed.
+pub fn free_handle(session: &mut SessionHandle, id: CursorId) {
+    let raw = std::mem::replace(&mut session.cursors[id.0], std::ptr::null_mut());
+    if !raw.is_null() {
+        // SAFETY: made by `Box::into_raw` in `new_handle`, and removed from the table above.
+        drop(unsafe { Box::from_raw(raw) });
+    }
+}
+
+unsafe extern "C" fn next(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe { call(cursor, "WT_CURSOR.next", |s, id| s.core.next(id)) }
+}
+
+unsafe extern "C" fn prev(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe { call(cursor, "WT_CURSOR.prev", |s, id| s.core.prev(id)) }
+}
+
+unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe {
+        call(cursor, "WT_CURSOR.reset", |s, id| {
+            s.core.reset_cursor(id);
+            Ok(())
+        })
+    }
+}
+
+unsafe extern "C" fn search(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe { call(cursor, "WT_CURSOR.search", |s, id| s.core.search(id)) }
+}
+
+unsafe extern "C" fn search_near(cursor: *mut WT_CURSOR, exactp: *mut c_int) -> c_int {
+    unsafe {
+        call(cursor, "WT_CURSOR.search_near", |s, id| {
+            if exactp.is_null() {
+                return Err(Error::invalid("NULL exact pointer"));
+            }
+            let exact = s.core.search_near(id)?;
+            // SAFETY: checked non-NULL; the application's out-parameter.
+            *exactp = exact;
+            Ok(())
+        })
+    }
+}
+
+unsafe extern "C" fn insert(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe { call(cursor, "WT_CURSOR.insert", |s, id| s.core.insert(id)) }
+}
+
+unsafe extern "C" fn update(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe { call(cursor, "WT_CURSOR.update", |s, id| s.core.update(id)) }
+}
+
+unsafe extern "C" fn remove(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe { call(cursor, "WT_CURSOR.remove", |s, id| s.core.remove(id)) }
+}
+
+unsafe extern "C" fn reconfigure(cursor: *mut WT_CURSOR, config: *const c_char) -> c_int {
+    unsafe {
+        call(cursor, "WT_CURSOR.reconfigure", |s, id| {
+            // SAFETY: the application's NUL-terminated string or NULL.
+            let config = c_str(config)?;
+            s.core.reconfigure_cursor(id, config)
+        })
+    }
+}
+
+unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe {
+        call(cursor, "WT_CURSOR.close", |s, id| {
+            s.core.close_cursor(id);
+            free_handle(s, id);
+            Ok(())
+        })
+    }
+}
+
+/// `compare` and `equals`: both cursors' keys, compared bytewise.
+unsafe fn compare_keys(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, api: &str) -> Result<std::cmp::Ordering, c_int> {
+    // The other cursor may belong to another session: copy its key out before borrowing ours.
+    let other_key = guard(api, Err(code::WT_PANIC), || {
+        // SAFETY: the application passes an open cursor or NULL.
+        match unsafe { CursorHandle::parts(other) } {
+            Some((s, id)) => Ok(Some((s.core.cursor(id).key_bytes().map(<[u8]>::to_vec), s.core.cursor(id).table().clone()))),
+            None => Ok(None),
+        }
+    })?;
+    let mut ordering = Err(code::EINVAL);
+    let rc = unsafe {
+        call(cursor, api, |s, id| {
+            let (other_key, other_table) = other_key.ok_or_else(|| Error::invalid("NULL cursor"))?;
+            let mine = s.core.cursor(id);
+            if !std::sync::Arc::ptr_eq(mine.table(), &other_table) {
+                return Err(Error::invalid("cursors must reference the same object"));
+            }
+            let a = mine.key_bytes()?;
+            let b = other_key?;
+            ordering = Ok(a.cmp(&b[..]));
+            Ok(())
+        })
+    };
+    if rc != 0 {
+        return Err(rc);
+    }
+    ordering
+}
+
+unsafe extern "C" fn compare(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, comparep: *mut c_int) -> c_int {
+    match unsafe { compare_keys(cursor, other, "WT_CURSOR.compare") } {
+        Ok(o) if !comparep.is_null() => {
+            // SAFETY: checked non-NULL; the application's out-parameter.
+            unsafe { *comparep = o as c_int };
+            0
+        }
+        Ok(_) => code::EINVAL,
+        Err(rc) => rc,
+    }
+}
+
+unsafe extern "C" fn equals(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, equalp: *mut c_int) -> c_int {
+    match unsafe { compare_keys(cursor, other, "WT_CURSOR.equals") } {
+        Ok(o) if !equalp.is_null() => {
+            // SAFETY: checked non-NULL; the application's out-parameter.
+            unsafe { *equalp = c_int::from(o.is_eq()) };
+            0
+        }
+        Ok(_) => code::EINVAL,
+        Err(rc) => rc,
+    }
+}
+
+unsafe extern "C" fn get_raw_key_value(cursor: *mut WT_CURSOR, key: *mut WT_ITEM, value: *mut WT_ITEM) -> c_int {
+    unsafe {
+        call(cursor, "WT_CURSOR.get_raw_key_value", |s, id| {
+            let c = s.core.cursor(id);
+            if !key.is_null() {
+                let k = c.key_bytes()?;
+                (*key).data = k.as_ptr().cast();
+                (*key).size = k.len();
+            }
+            if !value.is_null() {
+                let v = c.value_bytes()?;
+                (*value).data = v.as_ptr().cast();
+                (*value).size = v.len();
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Methods a later issue implements: `ENOTSUP` with a message naming them.
+unsafe fn not_yet(cursor: *mut WT_CURSOR, api: &str) -> c_int {
+    unsafe { call(cursor, api, |_, _| Err(Error::unsupported(format!("{api} is not supported yet")))) }
+}
+
+unsafe extern "C" fn modify(cursor: *mut WT_CURSOR, _entries: *mut WT_MODIFY, _nentries: c_int) -> c_int {
+    unsafe { not_yet(cursor, "WT_CURSOR.modify") }
+}
+
+unsafe extern "C" fn reserve(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe { not_yet(cursor, "WT_CURSOR.reserve") }
+}
+
+unsafe extern "C" fn largest_key(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe { not_yet(cursor, "WT_CURSOR.largest_key") }
+}
+
+unsafe extern "C" fn bound(cursor: *mut WT_CURSOR, _config: *const c_char) -> c_int {
+    unsafe { not_yet(cursor, "WT_CURSOR.bound") }
+}
+
+unsafe extern "C" fn cache(cursor: *mut WT_CURSOR) -> c_int {
+    unsafe { not_yet(cursor, "WT_CURSOR.cache") }
+}
+
+unsafe extern "C" fn reopen(cursor: *mut WT_CURSOR, _check_only: bool) -> c_int {
+    unsafe { not_yet(cursor, "WT_CURSOR.reopen") }
+}
+
+unsafe extern "C" fn checkpoint_id(_cursor: *mut WT_CURSOR) -> u64 {
+    0
+}
+
+/// The method table of table cursors.
+fn vtable() -> WT_CURSOR {
+    WT_CURSOR {
+        session: std::ptr::null_mut(),
+        uri: std::ptr::null(),
+        key_format: std::ptr::null(),
+        value_format: std::ptr::null(),
+        get_key: Some(__ul_shim_get_key),
+        get_value: Some(__ul_shim_get_value),
+        get_raw_key_value: Some(get_raw_key_value),
+        set_key: Some(__ul_shim_set_key),
+        set_value: Some(__ul_shim_set_value),
+        compare: Some(compare),
+        equals: Some(equals),
+        next: Some(next),
+        prev: Some(prev),
+        reset: Some(reset),
+        search: Some(search),
+        search_near: Some(search_near),
+        insert: Some(insert),
+        modify: Some(modify),
+        update: Some(update),
+        remove: Some(remove),
+        reserve: Some(reserve),
+        checkpoint_id: Some(checkpoint_id),
+        close: Some(close),
+        largest_key: Some(largest_key),
+        reconfigure: Some(reconfigure),
+        bound: Some(bound),
+        cache: Some(cache),
+        reopen: Some(reopen),
+        uri_hash: 0,
+        q: super::types::__wt_cursor_q { tqe_next: std::ptr::null_mut(), tqe_prev: std::ptr::null_mut() },
+        recno: 0,
+        raw_recno_buf: [0; 9],
+        json_private: std::ptr::null_mut(),
+        lang_private: std::ptr::null_mut(),
+        key: empty_item(),
+        value: empty_item(),
+        saved_err: 0,
+        internal_uri: std::ptr::null(),
+        lower_bound: empty_item(),
+        upper_bound: empty_item(),
+        flags: 0,
+    }
+}
+
+fn empty_item() -> WT_ITEM {
+    WT_ITEM { data: std::ptr::null(), size: 0, mem: std::ptr::null_mut(), memsize: 0, flags: 0 }
+}

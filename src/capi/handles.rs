@@ -1,0 +1,145 @@
+//! The handles given to C: each embeds its public struct as the first member, so a public
+//! pointer converts to the handle here, in one audited place.
+
+use std::ffi::{CStr, CString};
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use crossbeam_utils::CachePadded;
+use libc::c_char;
+
+use crate::conn::Connection;
+use crate::pack::CArg;
+use crate::session::{CursorId, Session};
+
+use super::events::Events;
+use super::shim::UlPlan;
+use super::types::{WT_CONNECTION, WT_CURSOR, WT_SESSION};
+
+/// A connection handle.
+#[repr(C)]
+pub struct ConnectionHandle {
+    pub iface: WT_CONNECTION,
+    pub core: Connection,
+    pub events: Events,
+    /// The open session of each slot, so that `close` can close what the application left.
+    pub sessions: Box<[CachePadded<AtomicPtr<SessionHandle>>]>,
+}
+
+/// A session handle.
+#[repr(C)]
+pub struct SessionHandle {
+    pub iface: WT_SESSION,
+    pub core: Session,
+    pub events: Events,
+    /// Cursor handles by `CursorId`, parallel to the core's cursor set.
+    pub cursors: Vec<*mut CursorHandle>,
+    /// Text for `WT_SESSION::strerror` of codes without a static text.
+    pub strerror_buf: CString,
+    /// Reused buffer for packing keys and values.
+    pub scratch: Vec<u8>,
+}
+
+/// A cursor handle. The plans follow the public struct because the C shim reads them there.
+#[repr(C)]
+pub struct CursorHandle {
+    pub iface: WT_CURSOR,
+    pub key_plan: UlPlan,
+    pub value_plan: UlPlan,
+    pub id: CursorId,
+    /// The URI exactly as the application passed it (`WT_CURSOR::uri`).
+    pub uri: CString,
+}
+
+/// The plan of a raw cursor: one `WT_ITEM` holding packed bytes.
+static RAW_PLAN: [CArg; 1] = [CArg::Item];
+
+impl UlPlan {
+    /// The plan for `cargs`.
+    pub fn of(cargs: &[CArg]) -> UlPlan {
+        UlPlan { kinds: cargs.as_ptr().cast(), n: cargs.len() }
+    }
+
+    /// The plan of raw cursors.
+    pub fn raw() -> UlPlan {
+        UlPlan::of(&RAW_PLAN)
+    }
+}
+
+impl ConnectionHandle {
+    /// The handle of a `WT_CONNECTION *`, or None for NULL.
+    ///
+    /// # Safety
+    /// `conn` must be NULL or a connection returned by `wiredtiger_open` and not yet closed.
+    pub unsafe fn from_ptr<'a>(conn: *mut WT_CONNECTION) -> Option<&'a ConnectionHandle> {
+        // SAFETY: per the contract, a non-NULL pointer is the first field of a live
+        // `ConnectionHandle` (repr(C)); connections are shared, so only `&` is handed out.
+        unsafe { conn.cast::<ConnectionHandle>().as_ref() }
+    }
+
+    /// Records the open session in `slot` (NULL when it closes).
+    pub fn set_session(&self, slot: usize, session: *mut SessionHandle) {
+        self.sessions[slot].store(session, Ordering::Release);
+    }
+}
+
+impl SessionHandle {
+    /// The handle of a `WT_SESSION *`, or None for NULL.
+    ///
+    /// # Safety
+    /// `session` must be NULL or an open session, used by no other thread during the call
+    /// (the API's threading rule), with no other reference to it alive.
+    pub unsafe fn from_ptr<'a>(session: *mut WT_SESSION) -> Option<&'a mut SessionHandle> {
+        // SAFETY: per the contract the pointer is the first field of a live, unaliased
+        // `SessionHandle` (repr(C)).
+        unsafe { session.cast::<SessionHandle>().as_mut() }
+    }
+
+    /// The session's connection. The borrow is not tied to the session: the connection
+    /// outlives every session it opened.
+    pub fn conn<'a>(&self) -> &'a ConnectionHandle {
+        // SAFETY: `iface.connection` is set at open to the owning connection, which closes its
+        // sessions before it is freed.
+        unsafe { &*self.iface.connection.cast::<ConnectionHandle>() }
+    }
+
+    /// This session's public pointer.
+    pub fn as_ptr(&mut self) -> *mut WT_SESSION {
+        &mut self.iface
+    }
+
+    /// The cursor handle of `id`.
+    pub fn cursor_handle(&self, id: CursorId) -> *mut CursorHandle {
+        self.cursors[id.0]
+    }
+}
+
+impl CursorHandle {
+    /// The session and id of a `WT_CURSOR *`.
+    ///
+    /// # Safety
+    /// `cursor` must be NULL or an open cursor whose session no other thread uses during the
+    /// call. No reference into the cursor handle stays alive: only its id is read.
+    pub unsafe fn parts<'a>(cursor: *mut WT_CURSOR) -> Option<(&'a mut SessionHandle, CursorId)> {
+        let handle = cursor.cast::<CursorHandle>();
+        if handle.is_null() {
+            return None;
+        }
+        // SAFETY: a live cursor handle; both fields are read by value through the raw pointer.
+        let (session, id) = unsafe { ((*handle).iface.session, (*handle).id) };
+        // SAFETY: the cursor's session is live and, by the threading rule, unaliased.
+        unsafe { SessionHandle::from_ptr(session) }.map(|s| (s, id))
+    }
+}
+
+/// A NUL-terminated C string argument as UTF-8, `Ok(None)` for NULL.
+///
+/// # Safety
+/// `s` must be NULL or point to a NUL-terminated string that outlives `'a`.
+pub unsafe fn c_str<'a>(s: *const c_char) -> Result<Option<&'a str>, crate::error::Error> {
+    if s.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: per the contract.
+    let bytes = unsafe { CStr::from_ptr(s) };
+    bytes.to_str().map(Some).map_err(|_| crate::error::Error::invalid("string argument is not valid UTF-8"))
+}

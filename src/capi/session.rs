@@ -1,0 +1,267 @@
+//! `WT_SESSION` methods: convert, delegate to the session core, map the result.
+
+use std::ffi::CString;
+
+use libc::{c_char, c_int};
+
+use crate::error::{code, strerror, Error, Result};
+use crate::session::Session;
+
+use super::boundary::guard;
+use super::cursor::{free_handle, new_handle, report};
+use super::events::Events;
+use super::handles::{c_str, ConnectionHandle, CursorHandle, SessionHandle};
+use super::shim::{__ul_shim_bind_configuration, __ul_shim_log_printf};
+use super::types::{WT_CURSOR, WT_SESSION, WT_TS_TXN_TYPE};
+
+/// Runs a session method: finds the session, runs `body`, reports errors.
+unsafe fn call(session: *mut WT_SESSION, api: &str, body: impl FnOnce(&mut SessionHandle) -> Result<()>) -> c_int {
+    guard(api, code::WT_PANIC, || {
+        // SAFETY: the application passes an open session it does not use concurrently.
+        let Some(s) = (unsafe { SessionHandle::from_ptr(session) }) else { return code::EINVAL };
+        match body(s) {
+            Ok(()) => 0,
+            Err(e) => report(s, &e, api),
+        }
+    })
+}
+
+/// Opens a session of `conn` (for `WT_CONNECTION::open_session`).
+pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Result<*mut WT_SESSION> {
+    let slot = conn.core.slots().claim()?;
+    let core = match Session::open(&conn.core, slot, config) {
+        Ok(core) => core,
+        Err(e) => {
+            conn.core.slots().release(slot);
+            return Err(e);
+        }
+    };
+    let mut handle = Box::new(SessionHandle {
+        iface: vtable(),
+        core,
+        events,
+        cursors: Vec::new(),
+        strerror_buf: CString::default(),
+        scratch: Vec::new(),
+    });
+    handle.iface.connection = (&conn.iface as *const super::types::WT_CONNECTION).cast_mut();
+    let raw = Box::into_raw(handle);
+    conn.set_session(slot, raw);
+    // SAFETY: `raw` was just made from a Box; its first field is the public struct.
+    Ok(unsafe { &mut (*raw).iface })
+}
+
+/// Closes a session: its cursors (reported to `handle_close` when `report_cursors`), then the
+/// session itself. Used by `WT_SESSION::close` and `WT_CONNECTION::close`.
+///
+/// # Safety
+/// `raw` must be an open session handle that no other thread uses; it is freed.
+pub unsafe fn close(raw: *mut SessionHandle) {
+    // SAFETY: per the contract.
+    let s = unsafe { &mut *raw };
+    for id in s.core.cursor_ids() {
+        let cursor = s.cursor_handle(id);
+        let events = s.events;
+        // SAFETY: `cursor` is a live handle of this session.
+        events.closed(s.as_ptr(), unsafe { &mut (*cursor).iface });
+        s.core.close_cursor(id);
+        free_handle(s, id);
+    }
+    let slot = s.core.slot();
+    let conn = s.conn();
+    conn.set_session(slot, std::ptr::null_mut());
+    conn.core.slots().release(slot);
+    // SAFETY: made by `Box::into_raw` in `open`; no reference to it remains.
+    drop(unsafe { Box::from_raw(raw) });
+}
+
+unsafe extern "C" fn session_close(session: *mut WT_SESSION, _config: *const c_char) -> c_int {
+    // The reference does not parse this method's configuration.
+    guard("WT_SESSION.close", code::WT_PANIC, || {
+        if session.is_null() {
+            return code::EINVAL;
+        }
+        // SAFETY: the application passes an open session, which it may not use afterwards.
+        unsafe { close(session.cast::<SessionHandle>()) };
+        0
+    })
+}
+
+unsafe extern "C" fn reconfigure(session: *mut WT_SESSION, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated string or NULL.
+    unsafe { call(session, "WT_SESSION.reconfigure", |s| s.core.reconfigure(c_str(config)?)) }
+}
+
+unsafe extern "C" fn session_strerror(session: *mut WT_SESSION, error: c_int) -> *const c_char {
+    guard("WT_SESSION.strerror", std::ptr::null(), || {
+        // SAFETY: the application passes an open session it does not use concurrently.
+        let Some(s) = (unsafe { SessionHandle::from_ptr(session) }) else { return std::ptr::null() };
+        s.strerror_buf = CString::new(strerror(error).into_owned()).unwrap_or_default();
+        s.strerror_buf.as_ptr()
+    })
+}
+
+unsafe extern "C" fn open_cursor(
+    session: *mut WT_SESSION,
+    uri: *const c_char,
+    to_dup: *mut WT_CURSOR,
+    config: *const c_char,
+    cursorp: *mut *mut WT_CURSOR,
+) -> c_int {
+    // SAFETY: the application's live session, strings, cursor and out-pointer (checked).
+    unsafe {
+        call(session, "WT_SESSION.open_cursor", |s| {
+            if cursorp.is_null() {
+                return Err(Error::invalid("NULL cursor pointer"));
+            }
+            *cursorp = std::ptr::null_mut();
+            let config = c_str(config)?;
+            let uri = c_str(uri)?;
+            let id = match (uri, to_dup.is_null()) {
+                (Some(uri), true) => s.core.open_cursor(&s.conn().core, uri, config)?,
+                (None, false) => {
+                    let Some((owner, of)) = CursorHandle::parts(to_dup) else { unreachable!() };
+                    if !std::ptr::eq(owner, s) {
+                        return Err(Error::invalid("a cursor can only be duplicated within its session"));
+                    }
+                    s.core.dup_cursor(&s.conn().core, of, config)?
+                }
+                _ => {
+                    return Err(Error::invalid(
+                        "should be passed either a URI or a cursor to duplicate, but not both",
+                    ))
+                }
+            };
+            let uri = match uri {
+                Some(uri) => CString::new(uri).expect("came from a C string"),
+                None => (*to_dup.cast::<CursorHandle>()).uri.clone(),
+            };
+            *cursorp = new_handle(s, id, uri);
+            Ok(())
+        })
+    }
+}
+
+unsafe extern "C" fn create(session: *mut WT_SESSION, name: *const c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated strings.
+    unsafe {
+        call(session, "WT_SESSION.create", |s| {
+            let name = c_str(name)?.ok_or_else(|| Error::invalid("NULL object name"))?;
+            s.core.create(&s.conn().core, name, c_str(config)?)
+        })
+    }
+}
+
+unsafe extern "C" fn drop_(session: *mut WT_SESSION, name: *const c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated strings.
+    unsafe {
+        call(session, "WT_SESSION.drop", |s| {
+            let name = c_str(name)?.ok_or_else(|| Error::invalid("NULL object name"))?;
+            s.core.drop_object(&s.conn().core, name, c_str(config)?)
+        })
+    }
+}
+
+unsafe extern "C" fn reset(session: *mut WT_SESSION) -> c_int {
+    // SAFETY: the application's live session.
+    unsafe { call(session, "WT_SESSION.reset", |s| s.core.reset()) }
+}
+
+unsafe extern "C" fn begin_transaction(session: *mut WT_SESSION, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated string or NULL.
+    unsafe { call(session, "WT_SESSION.begin_transaction", |s| s.core.begin_transaction(c_str(config)?)) }
+}
+
+unsafe extern "C" fn commit_transaction(session: *mut WT_SESSION, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated string or NULL.
+    unsafe { call(session, "WT_SESSION.commit_transaction", |s| s.core.commit_transaction(c_str(config)?)) }
+}
+
+unsafe extern "C" fn rollback_transaction(session: *mut WT_SESSION, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated string or NULL.
+    unsafe { call(session, "WT_SESSION.rollback_transaction", |s| s.core.rollback_transaction(c_str(config)?)) }
+}
+
+unsafe extern "C" fn checkpoint(session: *mut WT_SESSION, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated string or NULL.
+    unsafe { call(session, "WT_SESSION.checkpoint", |s| s.core.checkpoint(&s.conn().core, c_str(config)?)) }
+}
+
+unsafe extern "C" fn breakpoint(_session: *mut WT_SESSION) -> c_int {
+    0
+}
+
+unsafe extern "C" fn get_rollback_reason(_session: *mut WT_SESSION) -> *const c_char {
+    std::ptr::null()
+}
+
+/// Methods a later issue implements: `ENOTSUP` with a message naming them.
+unsafe fn not_yet(session: *mut WT_SESSION, api: &str) -> c_int {
+    // SAFETY: the application's live session.
+    unsafe { call(session, api, |_| Err(Error::unsupported(format!("{api} is not supported yet")))) }
+}
+
+/// Declares method slots that answer `ENOTSUP` until their issue lands.
+macro_rules! not_yet {
+    ($($name:ident($($arg:ident: $ty:ty),*) => $api:literal;)*) => {$(
+        unsafe extern "C" fn $name(session: *mut WT_SESSION $(, $arg: $ty)*) -> c_int {
+            $(let _ = $arg;)*
+            // SAFETY: C calls the slot with the session it belongs to.
+            unsafe { not_yet(session, $api) }
+        }
+    )*};
+}
+
+not_yet! {
+    alter(name: *const c_char, config: *const c_char) => "WT_SESSION.alter";
+    compact(name: *const c_char, config: *const c_char) => "WT_SESSION.compact";
+    join(a: *mut WT_CURSOR, b: *mut WT_CURSOR, config: *const c_char) => "WT_SESSION.join";
+    log_flush(config: *const c_char) => "WT_SESSION.log_flush";
+    rename(uri: *const c_char, newuri: *const c_char, config: *const c_char) => "WT_SESSION.rename";
+    salvage(name: *const c_char, config: *const c_char) => "WT_SESSION.salvage";
+    truncate(name: *const c_char, start: *mut WT_CURSOR, stop: *mut WT_CURSOR, config: *const c_char) => "WT_SESSION.truncate";
+    verify(name: *const c_char, config: *const c_char) => "WT_SESSION.verify";
+    prepare_transaction(config: *const c_char) => "WT_SESSION.prepare_transaction";
+    query_timestamp(hex: *mut c_char, config: *const c_char) => "WT_SESSION.query_timestamp";
+    timestamp_transaction(config: *const c_char) => "WT_SESSION.timestamp_transaction";
+    timestamp_transaction_uint(which: WT_TS_TXN_TYPE, ts: u64) => "WT_SESSION.timestamp_transaction_uint";
+    reset_snapshot() => "WT_SESSION.reset_snapshot";
+    transaction_pinned_range(range: *mut u64) => "WT_SESSION.transaction_pinned_range";
+}
+
+/// The method table of sessions.
+fn vtable() -> WT_SESSION {
+    WT_SESSION {
+        connection: std::ptr::null_mut(),
+        app_private: std::ptr::null_mut(),
+        close: Some(session_close),
+        reconfigure: Some(reconfigure),
+        strerror: Some(session_strerror),
+        open_cursor: Some(open_cursor),
+        alter: Some(alter),
+        bind_configuration: Some(__ul_shim_bind_configuration),
+        create: Some(create),
+        compact: Some(compact),
+        drop: Some(drop_),
+        join: Some(join),
+        log_flush: Some(log_flush),
+        log_printf: Some(__ul_shim_log_printf),
+        rename: Some(rename),
+        reset: Some(reset),
+        salvage: Some(salvage),
+        truncate: Some(truncate),
+        verify: Some(verify),
+        begin_transaction: Some(begin_transaction),
+        commit_transaction: Some(commit_transaction),
+        prepare_transaction: Some(prepare_transaction),
+        rollback_transaction: Some(rollback_transaction),
+        query_timestamp: Some(query_timestamp),
+        timestamp_transaction: Some(timestamp_transaction),
+        timestamp_transaction_uint: Some(timestamp_transaction_uint),
+        checkpoint: Some(checkpoint),
+        reset_snapshot: Some(reset_snapshot),
+        transaction_pinned_range: Some(transaction_pinned_range),
+        get_rollback_reason: Some(get_rollback_reason),
+        breakpoint: Some(breakpoint),
+    }
+}

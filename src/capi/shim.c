@@ -1,0 +1,332 @@
+/*
+ * The C-variadic entry points of the API. Stable Rust cannot define C-variadic functions, so
+ * each one here only moves its arguments between a va_list and an array of ul_arg, guided by a
+ * plan of argument kinds that Rust computed from the format. Every decision stays in Rust.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wiredtiger.h"
+
+/* Argument kinds; must match `pack::CArg` (`#[repr(u8)]`, starting at 1). */
+enum { UL_I8 = 1, UL_I16, UL_I32, UL_I64, UL_U8, UL_U16, UL_U32, UL_U64, UL_CSTR, UL_BYTES, UL_ITEM };
+
+/* One argument; must match `capi::shim::UlArg`. For an absent pointer `p` is NULL. */
+typedef struct {
+    uint64_t u;
+    const void *p;
+    size_t len;
+} ul_arg;
+
+/* A list of argument kinds; must match `capi::shim::UlPlan`. */
+typedef struct {
+    const uint8_t *kinds;
+    size_t n;
+} ul_plan;
+
+/* The start of a cursor handle: the public struct, then the key and value plans. */
+typedef struct {
+    WT_CURSOR iface;
+    ul_plan key;
+    ul_plan value;
+} ul_cursor;
+
+/* Implemented in Rust (src/capi/shim.rs). */
+extern void __unlatched_cursor_set_key(WT_CURSOR *cursor, const ul_arg *args, size_t n);
+extern void __unlatched_cursor_set_value(WT_CURSOR *cursor, const ul_arg *args, size_t n);
+extern int __unlatched_cursor_get_key(WT_CURSOR *cursor, ul_arg *out, size_t n);
+extern int __unlatched_cursor_get_value(WT_CURSOR *cursor, ul_arg *out, size_t n);
+extern int __unlatched_struct_plan(WT_SESSION *session, const char *format, uint8_t *kinds, size_t cap, size_t *np);
+extern int __unlatched_struct_pack(
+  WT_SESSION *session, void *buffer, size_t len, const char *format, const ul_arg *args, size_t n);
+extern int __unlatched_struct_size(
+  WT_SESSION *session, size_t *lenp, const char *format, const ul_arg *args, size_t n);
+extern int __unlatched_struct_unpack(
+  WT_SESSION *session, const void *buffer, size_t len, const char *format, ul_arg *out, size_t n);
+extern int __unlatched_unsupported(WT_SESSION *session, const char *method);
+
+/* Formats with more fields than this use the heap. */
+#define UL_INLINE 16
+
+static void
+ul_collect(const uint8_t *kinds, size_t n, ul_arg *args, va_list *ap)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        ul_arg *a = &args[i];
+        a->p = NULL;
+        a->len = 0;
+        switch (kinds[i]) {
+        case UL_I8:
+        case UL_I16:
+        case UL_I32:
+            a->u = (uint64_t)(int64_t)va_arg(*ap, int);
+            break;
+        case UL_U8:
+        case UL_U16:
+        case UL_U32:
+            a->u = (uint64_t)va_arg(*ap, unsigned int);
+            break;
+        case UL_I64:
+            a->u = (uint64_t)va_arg(*ap, int64_t);
+            break;
+        case UL_U64:
+            a->u = va_arg(*ap, uint64_t);
+            break;
+        case UL_CSTR: {
+            const char *s = va_arg(*ap, const char *);
+            a->p = s;
+            a->len = s == NULL ? 0 : strlen(s);
+            break;
+        }
+        case UL_BYTES:
+            a->p = va_arg(*ap, const char *);
+            break;
+        case UL_ITEM: {
+            const WT_ITEM *item = va_arg(*ap, const WT_ITEM *);
+            if (item != NULL) {
+                /* An empty item may have no data pointer; a non-empty one without data stays
+                 * NULL, which Rust rejects. */
+                a->p = item->data;
+                if (a->p == NULL && item->size == 0)
+                    a->p = "";
+                a->len = item->size;
+            }
+            break;
+        }
+        default:
+            a->u = 0;
+            break;
+        }
+    }
+}
+
+static void
+ul_store(const uint8_t *kinds, size_t n, const ul_arg *out, va_list *ap)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const ul_arg *a = &out[i];
+        switch (kinds[i]) {
+#define UL_PUT(type)                       \
+    do {                                   \
+        type *dst = va_arg(*ap, type *);   \
+        if (dst != NULL)                   \
+            *dst = (type)a->u;             \
+    } while (0)
+        case UL_I8:
+            UL_PUT(int8_t);
+            break;
+        case UL_I16:
+            UL_PUT(int16_t);
+            break;
+        case UL_I32:
+            UL_PUT(int32_t);
+            break;
+        case UL_I64:
+            UL_PUT(int64_t);
+            break;
+        case UL_U8:
+            UL_PUT(uint8_t);
+            break;
+        case UL_U16:
+            UL_PUT(uint16_t);
+            break;
+        case UL_U32:
+            UL_PUT(uint32_t);
+            break;
+        case UL_U64:
+            UL_PUT(uint64_t);
+            break;
+#undef UL_PUT
+        case UL_CSTR:
+        case UL_BYTES: {
+            const char **dst = va_arg(*ap, const char **);
+            if (dst != NULL)
+                *dst = (const char *)a->p;
+            break;
+        }
+        case UL_ITEM: {
+            WT_ITEM *dst = va_arg(*ap, WT_ITEM *);
+            if (dst != NULL) {
+                dst->data = a->p;
+                dst->size = a->len;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+}
+
+/* Runs `call` with an argument array of `n` entries, on the stack when small. */
+#define UL_WITH_ARGS(n, args, oom, body)                                   \
+    do {                                                                   \
+        ul_arg ul_inline_[UL_INLINE];                                      \
+        ul_arg *args = (n) <= UL_INLINE ? ul_inline_ : malloc((n) * sizeof(ul_arg)); \
+        if (args == NULL) {                                                \
+            oom;                                                           \
+        } else {                                                           \
+            body;                                                          \
+            if (args != ul_inline_)                                        \
+                free(args);                                                \
+        }                                                                  \
+    } while (0)
+
+void
+__ul_shim_set_key(WT_CURSOR *cursor, ...)
+{
+    ul_cursor *c = (ul_cursor *)cursor;
+    va_list ap;
+    va_start(ap, cursor);
+    UL_WITH_ARGS(c->key.n, args, __unlatched_cursor_set_key(cursor, NULL, c->key.n), {
+        ul_collect(c->key.kinds, c->key.n, args, &ap);
+        __unlatched_cursor_set_key(cursor, args, c->key.n);
+    });
+    va_end(ap);
+}
+
+void
+__ul_shim_set_value(WT_CURSOR *cursor, ...)
+{
+    ul_cursor *c = (ul_cursor *)cursor;
+    va_list ap;
+    va_start(ap, cursor);
+    UL_WITH_ARGS(c->value.n, args, __unlatched_cursor_set_value(cursor, NULL, c->value.n), {
+        ul_collect(c->value.kinds, c->value.n, args, &ap);
+        __unlatched_cursor_set_value(cursor, args, c->value.n);
+    });
+    va_end(ap);
+}
+
+int
+__ul_shim_get_key(WT_CURSOR *cursor, ...)
+{
+    ul_cursor *c = (ul_cursor *)cursor;
+    va_list ap;
+    int ret = ENOMEM;
+    UL_WITH_ARGS(c->key.n, out, (void)0, {
+        ret = __unlatched_cursor_get_key(cursor, out, c->key.n);
+        if (ret == 0) {
+            va_start(ap, cursor);
+            ul_store(c->key.kinds, c->key.n, out, &ap);
+            va_end(ap);
+        }
+    });
+    return ret;
+}
+
+int
+__ul_shim_get_value(WT_CURSOR *cursor, ...)
+{
+    ul_cursor *c = (ul_cursor *)cursor;
+    va_list ap;
+    int ret = ENOMEM;
+    UL_WITH_ARGS(c->value.n, out, (void)0, {
+        ret = __unlatched_cursor_get_value(cursor, out, c->value.n);
+        if (ret == 0) {
+            va_start(ap, cursor);
+            ul_store(c->value.kinds, c->value.n, out, &ap);
+            va_end(ap);
+        }
+    });
+    return ret;
+}
+
+int
+__ul_shim_bind_configuration(WT_SESSION *session, const char *compiled, ...)
+{
+    (void)compiled;
+    return __unlatched_unsupported(session, "WT_SESSION.bind_configuration");
+}
+
+int
+__ul_shim_log_printf(WT_SESSION *session, const char *format, ...)
+{
+    (void)format;
+    return __unlatched_unsupported(session, "WT_SESSION.log_printf");
+}
+
+/* Asks Rust for the argument kinds of `format`; heap-allocates when there are many. */
+static int
+ul_plan_for(WT_SESSION *session, const char *format, uint8_t *small, size_t cap, uint8_t **kindsp, size_t *np)
+{
+    int ret = __unlatched_struct_plan(session, format, small, cap, np);
+    *kindsp = small;
+    if (ret == 0 && *np > cap) {
+        if ((*kindsp = malloc(*np)) == NULL)
+            return ENOMEM;
+        ret = __unlatched_struct_plan(session, format, *kindsp, *np, np);
+    }
+    return ret;
+}
+
+#define UL_PLAN_CAP 64
+
+int
+wiredtiger_struct_pack(WT_SESSION *session, void *buffer, size_t len, const char *format, ...)
+{
+    uint8_t small[UL_PLAN_CAP], *kinds;
+    size_t n = 0;
+    va_list ap;
+    int ret = ul_plan_for(session, format, small, UL_PLAN_CAP, &kinds, &n);
+    if (ret != 0)
+        return ret;
+    ret = ENOMEM;
+    UL_WITH_ARGS(n, args, (void)0, {
+        va_start(ap, format);
+        ul_collect(kinds, n, args, &ap);
+        va_end(ap);
+        ret = __unlatched_struct_pack(session, buffer, len, format, args, n);
+    });
+    if (kinds != small)
+        free(kinds);
+    return ret;
+}
+
+int
+wiredtiger_struct_size(WT_SESSION *session, size_t *lenp, const char *format, ...)
+{
+    uint8_t small[UL_PLAN_CAP], *kinds;
+    size_t n = 0;
+    va_list ap;
+    int ret = ul_plan_for(session, format, small, UL_PLAN_CAP, &kinds, &n);
+    if (ret != 0)
+        return ret;
+    ret = ENOMEM;
+    UL_WITH_ARGS(n, args, (void)0, {
+        va_start(ap, format);
+        ul_collect(kinds, n, args, &ap);
+        va_end(ap);
+        ret = __unlatched_struct_size(session, lenp, format, args, n);
+    });
+    if (kinds != small)
+        free(kinds);
+    return ret;
+}
+
+int
+wiredtiger_struct_unpack(WT_SESSION *session, const void *buffer, size_t len, const char *format, ...)
+{
+    uint8_t small[UL_PLAN_CAP], *kinds;
+    size_t n = 0;
+    va_list ap;
+    int ret = ul_plan_for(session, format, small, UL_PLAN_CAP, &kinds, &n);
+    if (ret != 0)
+        return ret;
+    ret = ENOMEM;
+    UL_WITH_ARGS(n, out, (void)0, {
+        ret = __unlatched_struct_unpack(session, buffer, len, format, out, n);
+        if (ret == 0) {
+            va_start(ap, format);
+            ul_store(kinds, n, out, &ap);
+            va_end(ap);
+        }
+    });
+    if (kinds != small)
+        free(kinds);
+    return ret;
+}

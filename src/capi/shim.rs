@@ -1,0 +1,356 @@
+//! The Rust side of the C shim (`shim.c`): argument arrays in, packed bytes out, and back.
+
+use std::sync::OnceLock;
+
+use libc::{c_char, c_int, c_void, size_t};
+
+use crate::error::{code, Error, Result};
+use crate::pack::{self, Arg, CArg, Format};
+
+use super::boundary::{fail, guard, install_panic_hook};
+use super::events::Events;
+use super::handles::{c_str, CursorHandle, SessionHandle};
+use super::types::{WT_CURSOR, WT_SESSION};
+
+/// One argument crossing the shim; layout shared with `ul_arg` in shim.c.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct UlArg {
+    pub u: u64,
+    pub p: *const c_void,
+    pub len: size_t,
+}
+
+/// A list of argument kinds; layout shared with `ul_plan` in shim.c.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct UlPlan {
+    pub kinds: *const u8,
+    pub n: size_t,
+}
+
+extern "C" {
+    pub fn __ul_shim_set_key(cursor: *mut WT_CURSOR, ...);
+    pub fn __ul_shim_set_value(cursor: *mut WT_CURSOR, ...);
+    pub fn __ul_shim_get_key(cursor: *mut WT_CURSOR, ...) -> c_int;
+    pub fn __ul_shim_get_value(cursor: *mut WT_CURSOR, ...) -> c_int;
+    pub fn __ul_shim_bind_configuration(session: *mut WT_SESSION, compiled: *const c_char, ...) -> c_int;
+    pub fn __ul_shim_log_printf(session: *mut WT_SESSION, format: *const c_char, ...) -> c_int;
+}
+
+/// Formats with at most this many arguments convert without allocating.
+const INLINE_ARGS: usize = 16;
+
+/// Converts the shim's arguments to `Arg`s for `kinds` and calls `f` with them.
+///
+/// # Safety
+/// `args` must hold `kinds.len()` entries written by `ul_collect`: pointers are NULL or valid
+/// for `len` bytes (for `Bytes`, for the field's fixed width).
+unsafe fn with_args<T>(fmt: &Format, args: *const UlArg, f: impl FnOnce(&[Arg<'_>]) -> Result<T>) -> Result<T> {
+    let kinds = fmt.cargs();
+    if args.is_null() {
+        return Err(Error::quiet(crate::error::Kind::NoSpace));
+    }
+    // SAFETY: per the contract, `args` has one entry per kind.
+    let raw = unsafe { std::slice::from_raw_parts(args, kinds.len()) };
+    let mut inline = [Arg::Uint(0); INLINE_ARGS];
+    let mut heap = Vec::new();
+    let out: &mut [Arg<'_>] = if kinds.len() <= INLINE_ARGS {
+        &mut inline[..kinds.len()]
+    } else {
+        heap.resize(kinds.len(), Arg::Uint(0));
+        &mut heap
+    };
+    for (i, (kind, a)) in kinds.iter().zip(raw).enumerate() {
+        out[i] = match kind {
+            CArg::I8 | CArg::I16 | CArg::I32 | CArg::I64 => Arg::Int(a.u as i64),
+            CArg::U8 | CArg::U16 | CArg::U32 | CArg::U64 => Arg::Uint(a.u),
+            CArg::CStr | CArg::Item => {
+                if a.p.is_null() {
+                    return Err(Error::invalid("NULL pointer passed for a string or item field"));
+                }
+                // SAFETY: `ul_collect` measured `len` readable bytes at `p`.
+                Arg::Bytes(unsafe { std::slice::from_raw_parts(a.p.cast::<u8>(), a.len) })
+            }
+            CArg::Bytes => {
+                if a.p.is_null() {
+                    return Err(Error::invalid("NULL pointer passed for a string field"));
+                }
+                // SAFETY: the format promises a fixed-size field; the caller supplies that many
+                // readable bytes (the reference's contract for 's').
+                Arg::Bytes(unsafe { std::slice::from_raw_parts(a.p.cast::<u8>(), byte_width(fmt, i)) })
+            }
+        };
+    }
+    f(out)
+}
+
+/// The fixed width of the `s` field that takes C argument `arg`.
+fn byte_width(fmt: &Format, arg: usize) -> usize {
+    let mut seen = 0;
+    for field in fmt.fields() {
+        let n = field.arg_count() as usize;
+        if arg < seen + n {
+            return field.size() as usize;
+        }
+        seen += n;
+    }
+    0
+}
+
+/// The format of raw cursors: one item of already-packed bytes.
+fn raw_format() -> &'static Format {
+    static RAW: OnceLock<Format> = OnceLock::new();
+    RAW.get_or_init(|| Format::parse("u").expect("valid format"))
+}
+
+/// Writes unpacked fields into the shim's output array.
+fn store(fields: &[Arg<'_>], out: &mut [UlArg]) {
+    for (arg, slot) in fields.iter().zip(out.iter_mut()) {
+        *slot = match *arg {
+            Arg::Int(v) => UlArg { u: v as u64, p: std::ptr::null(), len: 0 },
+            Arg::Uint(v) => UlArg { u: v, p: std::ptr::null(), len: 0 },
+            Arg::Bytes(b) => UlArg { u: 0, p: b.as_ptr().cast(), len: b.len() },
+        };
+    }
+}
+
+/// The format a cursor's key or value crosses the API in: the table's, or one raw item.
+fn cursor_format(session: &SessionHandle, id: crate::session::CursorId, key: bool) -> &Format {
+    let cursor = session.core.cursor(id);
+    match (cursor.config().raw, key) {
+        (true, _) => raw_format(),
+        (false, true) => cursor.table().key_format(),
+        (false, false) => cursor.table().value_format(),
+    }
+}
+
+unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
+    let api = if key { "WT_CURSOR.set_key" } else { "WT_CURSOR.set_value" };
+    guard(api, (), || {
+        // SAFETY: the shim passes the application's cursor handle.
+        let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return };
+        let mut packed = std::mem::take(&mut session.scratch);
+        packed.clear();
+        let fmt = cursor_format(session, id, key);
+        let raw = session.core.cursor(id).config().raw;
+        // SAFETY: `args` comes from `ul_collect` for this cursor's plan.
+        let result = unsafe {
+            with_args(fmt, args, |fields| {
+                if raw {
+                    if let Arg::Bytes(b) = fields[0] {
+                        packed.extend_from_slice(b);
+                    }
+                    Ok(())
+                } else {
+                    pack::pack(fmt, fields, &mut packed).map_err(Error::from)
+                }
+            })
+        };
+        let result = result.map(|()| &packed[..]);
+        if key {
+            session.core.set_key(id, result);
+        } else {
+            session.core.set_value(id, result);
+        }
+        session.scratch = packed;
+    })
+}
+
+unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool) -> c_int {
+    let api = if key { "WT_CURSOR.get_key" } else { "WT_CURSOR.get_value" };
+    guard(api, code::WT_PANIC, || {
+        // SAFETY: the shim passes the application's cursor handle.
+        let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return code::EINVAL };
+        let cursor = session.core.cursor(id);
+        let bytes = if key { cursor.key_bytes() } else { cursor.value_bytes() };
+        let fmt = cursor_format(session, id, key);
+        let result = bytes.and_then(|bytes| {
+            if out.is_null() || n != fmt.cargs().len() {
+                return Err(Error::quiet(crate::error::Kind::NoSpace));
+            }
+            // SAFETY: the shim passes an array of `n` entries.
+            let out = unsafe { std::slice::from_raw_parts_mut(out, n) };
+            if cursor.config().raw {
+                store(&[Arg::Bytes(bytes)], out);
+                return Ok(());
+            }
+            let mut fields = Vec::with_capacity(n);
+            pack::unpack(fmt, bytes, &mut fields)?;
+            store(&fields, out);
+            Ok(())
+        });
+        match result {
+            Ok(()) => 0,
+            Err(e) => {
+                let prefix = session.conn().core.error_prefix();
+                let events = session.events;
+                fail(&e, events, session.as_ptr(), &prefix, api)
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_cursor_set_key(cursor: *mut WT_CURSOR, args: *const UlArg, n: size_t) {
+    let _ = n;
+    // SAFETY: called by the shim with the cursor's own plan.
+    unsafe { set_item(cursor, args, true) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_cursor_set_value(cursor: *mut WT_CURSOR, args: *const UlArg, n: size_t) {
+    let _ = n;
+    // SAFETY: called by the shim with the cursor's own plan.
+    unsafe { set_item(cursor, args, false) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_cursor_get_key(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t) -> c_int {
+    // SAFETY: called by the shim with an array of the plan's length.
+    unsafe { get_item(cursor, out, n, true) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_cursor_get_value(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t) -> c_int {
+    // SAFETY: called by the shim with an array of the plan's length.
+    unsafe { get_item(cursor, out, n, false) }
+}
+
+/// Runs a `wiredtiger_struct_*` body with the format parsed; errors go to the session's event
+/// handler, or to stderr when `session` is NULL.
+unsafe fn struct_call(
+    session: *mut WT_SESSION,
+    format: *const c_char,
+    api: &str,
+    body: impl FnOnce(&Format) -> Result<()>,
+) -> c_int {
+    install_panic_hook();
+    guard(api, code::WT_PANIC, || {
+        // SAFETY: the application passes NULL or a live session it does not use concurrently.
+        let handle = unsafe { SessionHandle::from_ptr(session) };
+        // SAFETY: the application passes a NUL-terminated format.
+        let result = unsafe { c_str(format) }
+            .and_then(|f| f.ok_or_else(|| Error::invalid("NULL format")))
+            .and_then(|f| Format::parse(f).map_err(Error::from))
+            .and_then(|f| body(&f));
+        match (result, handle) {
+            (Ok(()), _) => 0,
+            (Err(e), Some(h)) => {
+                let prefix = h.conn().core.error_prefix();
+                let events = h.events;
+                fail(&e, events, h.as_ptr(), &prefix, api)
+            }
+            (Err(e), None) => fail(&e, Events::default(), session, "", api),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_struct_plan(
+    session: *mut WT_SESSION,
+    format: *const c_char,
+    kinds: *mut u8,
+    cap: size_t,
+    np: *mut size_t,
+) -> c_int {
+    // SAFETY: the shim passes a buffer of `cap` bytes and a valid `np`.
+    unsafe {
+        struct_call(session, format, "wiredtiger_struct_pack", |fmt| {
+            let cargs = fmt.cargs();
+            *np = cargs.len();
+            if cargs.len() <= cap {
+                for (i, k) in cargs.iter().enumerate() {
+                    *kinds.add(i) = *k as u8;
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_struct_pack(
+    session: *mut WT_SESSION,
+    buffer: *mut c_void,
+    len: size_t,
+    format: *const c_char,
+    args: *const UlArg,
+    n: size_t,
+) -> c_int {
+    let _ = n;
+    // SAFETY: the shim collected `args` with this format's plan; `buffer` holds `len` bytes.
+    unsafe {
+        struct_call(session, format, "wiredtiger_struct_pack", |fmt| {
+            let out: &mut [u8] = if len == 0 || buffer.is_null() {
+                &mut []
+            } else {
+                std::slice::from_raw_parts_mut(buffer.cast::<u8>(), len)
+            };
+            with_args(fmt, args, |fields| pack::pack_into(fmt, fields, out).map(drop).map_err(Error::from))
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_struct_size(
+    session: *mut WT_SESSION,
+    lenp: *mut size_t,
+    format: *const c_char,
+    args: *const UlArg,
+    n: size_t,
+) -> c_int {
+    let _ = n;
+    // SAFETY: the shim collected `args` with this format's plan; `lenp` is the caller's.
+    unsafe {
+        struct_call(session, format, "wiredtiger_struct_size", |fmt| {
+            let size = with_args(fmt, args, |fields| pack::packed_size(fmt, fields).map_err(Error::from))?;
+            if lenp.is_null() {
+                return Err(Error::invalid("NULL size pointer"));
+            }
+            *lenp = size;
+            Ok(())
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_struct_unpack(
+    session: *mut WT_SESSION,
+    buffer: *const c_void,
+    len: size_t,
+    format: *const c_char,
+    out: *mut UlArg,
+    n: size_t,
+) -> c_int {
+    // SAFETY: `buffer` holds `len` bytes; `out` has `n` entries, the format's argument count.
+    unsafe {
+        struct_call(session, format, "wiredtiger_struct_unpack", |fmt| {
+            let bytes: &[u8] =
+                if len == 0 { &[] } else if buffer.is_null() { return Err(Error::invalid("NULL buffer")) } else {
+                    std::slice::from_raw_parts(buffer.cast::<u8>(), len)
+                };
+            let mut fields = Vec::with_capacity(n);
+            pack::unpack(fmt, bytes, &mut fields)?;
+            store(&fields, std::slice::from_raw_parts_mut(out, n));
+            Ok(())
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_unsupported(session: *mut WT_SESSION, method: *const c_char) -> c_int {
+    guard("unsupported", code::ENOTSUP, || {
+        // SAFETY: the shim passes a string literal.
+        let api = unsafe { c_str(method) }.ok().flatten().unwrap_or("");
+        // SAFETY: the application's live session (or NULL).
+        match unsafe { SessionHandle::from_ptr(session) } {
+            Some(h) => {
+                let prefix = h.conn().core.error_prefix();
+                let events = h.events;
+                fail(&Error::unsupported("Operation not supported"), events, h.as_ptr(), &prefix, api)
+            }
+            None => code::ENOTSUP,
+        }
+    })
+}

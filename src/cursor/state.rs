@@ -1,0 +1,124 @@
+//! A cursor's key or value: bytes plus who they belong to.
+
+use crate::error::{Error, Result};
+
+/// Who set an item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// Nothing is set.
+    None,
+    /// The application set it (or it was copied for the application): survives failures.
+    App,
+    /// The engine returned it: a failed call drops it.
+    Engine,
+}
+
+/// A key or value held by a cursor. The buffer is reused across calls, so steady-state
+/// operations do not allocate.
+#[derive(Default)]
+pub struct Held {
+    bytes: Vec<u8>,
+    state: State,
+    /// For engine items: the session's copy epoch when they were read.
+    epoch: u64,
+    /// A `set_key`/`set_value` that failed, reported by the next call that needs the item.
+    error: Option<Error>,
+}
+
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    None,
+    App,
+    Engine,
+}
+
+impl Held {
+    /// Who owns the item now.
+    pub fn owner(&self) -> Owner {
+        match self.state {
+            State::None => Owner::None,
+            State::App => Owner::App,
+            State::Engine => Owner::Engine,
+        }
+    }
+
+    /// The bytes, when set.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        (self.state != State::None && self.error.is_none()).then_some(&self.bytes[..])
+    }
+
+    /// The bytes whatever the state (callers check first).
+    pub fn raw(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// `Ok` when set; the remembered `set_*` error, or EINVAL with `missing`, otherwise.
+    pub fn check(&self, missing: &'static str) -> Result<()> {
+        match (&self.error, self.state) {
+            (Some(e), _) => Err(e.clone()),
+            (None, State::None) => Err(Error::invalid(missing)),
+            (None, _) => Ok(()),
+        }
+    }
+
+    /// The application sets the item.
+    pub fn set_app(&mut self, bytes: &[u8]) {
+        self.fill(bytes);
+        self.state = State::App;
+    }
+
+    /// The application's `set_*` failed: the next operation reports `error`.
+    pub fn set_error(&mut self, error: Error) {
+        self.bytes.clear();
+        self.state = State::App;
+        self.error = Some(error);
+    }
+
+    /// The engine returns the item.
+    pub fn set_engine(&mut self, bytes: &[u8], epoch: u64) {
+        self.fill(bytes);
+        self.state = State::Engine;
+        self.epoch = epoch;
+    }
+
+    /// Keeps the bytes, now as the engine's.
+    pub fn mark_engine(&mut self, epoch: u64) {
+        if self.state != State::None {
+            self.state = State::Engine;
+            self.epoch = epoch;
+        }
+    }
+
+    /// Keeps the bytes, now as the application's.
+    pub fn mark_app(&mut self) {
+        if self.state != State::None {
+            self.state = State::App;
+        }
+    }
+
+    /// Forgets the item.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.state = State::None;
+        self.error = None;
+    }
+
+    /// After a failed call: engine items read before the session's last copy event count as
+    /// copies (kept); newer ones are dropped.
+    pub fn drop_engine(&mut self, copy_epoch: u64) {
+        if self.state == State::Engine {
+            if self.epoch < copy_epoch {
+                self.state = State::App;
+            } else {
+                self.clear();
+            }
+        }
+    }
+
+    fn fill(&mut self, bytes: &[u8]) {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(bytes);
+        self.error = None;
+    }
+}

@@ -1,0 +1,17 @@
+//! unlatched: a transactional key-value storage engine with the WiredTiger C API, built so that
+//! no hot path writes a cache line that another thread writes. See ARCHITECTURE.md.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod conn;
+pub mod cursor;
+pub mod error;
+pub mod pack;
+pub mod schema;
+pub mod session;
+pub mod store;
+
+#[allow(missing_docs)]
+pub mod capi;

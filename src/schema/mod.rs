@@ -1,0 +1,12 @@
+//! Schema: tables, their formats, and the connection-wide registry that finds them by URI.
+
+mod registry;
+mod table;
+
+pub use registry::Registry;
+pub use table::{Table, TableSpec, TableUse};
+
+/// Checks a `key_format`/`value_format` for the configuration validator.
+pub fn check_format(format: &str) -> Result<(), String> {
+    crate::pack::Format::parse(format).map(drop).map_err(|e| e.to_string())
+}

@@ -1,0 +1,171 @@
+//! One table: its formats and configuration, its ordered index, and the bookkeeping that lets
+//! `drop` see open cursors without any cursor writing a shared counter.
+
+use std::ffi::CString;
+use std::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::error::{Error, Kind, Result};
+use crate::pack::Format;
+use crate::store::Index;
+
+/// What `WT_SESSION::create` decided about a new table.
+#[derive(Debug)]
+pub struct TableSpec {
+    /// The name after `table:`.
+    pub name: String,
+    /// Key format, verbatim.
+    pub key_format: String,
+    /// Value format, verbatim.
+    pub value_format: String,
+    /// Column names (kept; projections come later).
+    pub columns: Vec<String>,
+    /// Opaque application metadata.
+    pub app_metadata: String,
+}
+
+/// A table: immutable description plus its data.
+pub struct Table {
+    uri: CString,
+    key_format_c: CString,
+    value_format_c: CString,
+    key_format: Format,
+    value_format: Format,
+    spec: TableSpec,
+    index: Index,
+    /// Set while a `drop` checks for open cursors, and for good once it succeeds.
+    dropped: AtomicBool,
+    /// One record per session that has used the table; the sessions write only their own.
+    users: Mutex<Vec<Arc<TableUse>>>,
+}
+
+/// One session's use of one table. Only that session writes `open`; `drop` reads every one.
+#[derive(Default)]
+pub struct TableUse {
+    open: AtomicU32,
+}
+
+impl TableUse {
+    /// Counts an open cursor of the owning session. A plain load and store, not a
+    /// read-modify-write: only the owner writes this counter.
+    fn add(&self, delta: i32) {
+        let now = self.open.load(Ordering::Relaxed);
+        self.open.store(now.wrapping_add_signed(delta), Ordering::Relaxed);
+    }
+
+    /// Number of open cursors of the owning session on the table.
+    pub fn open_cursors(&self) -> u32 {
+        self.open.load(Ordering::Relaxed)
+    }
+}
+
+impl Table {
+    /// Builds a table from a validated specification.
+    pub fn new(spec: TableSpec) -> Result<Table> {
+        let key_format = Format::parse(&spec.key_format)?;
+        let value_format = Format::parse(&spec.value_format)?;
+        let c = |s: &str| CString::new(s).map_err(|_| Error::invalid("embedded NUL in a name or format"));
+        Ok(Table {
+            uri: c(&format!("table:{}", spec.name))?,
+            key_format_c: c(&spec.key_format)?,
+            value_format_c: c(&spec.value_format)?,
+            key_format,
+            value_format,
+            spec,
+            index: Index::new(),
+            dropped: AtomicBool::new(false),
+            users: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// `table:NAME`, NUL-terminated for the cursor's public fields.
+    pub fn uri(&self) -> &CString {
+        &self.uri
+    }
+
+    /// The name after `table:`.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// The key format, parsed.
+    pub fn key_format(&self) -> &Format {
+        &self.key_format
+    }
+
+    /// The value format, parsed.
+    pub fn value_format(&self) -> &Format {
+        &self.value_format
+    }
+
+    /// The key format as the application wrote it, NUL-terminated.
+    pub fn key_format_c(&self) -> &CString {
+        &self.key_format_c
+    }
+
+    /// The value format as the application wrote it, NUL-terminated.
+    pub fn value_format_c(&self) -> &CString {
+        &self.value_format_c
+    }
+
+    /// The creation settings.
+    pub fn spec(&self) -> &TableSpec {
+        &self.spec
+    }
+
+    /// Whether keys are record numbers.
+    pub fn is_recno(&self) -> bool {
+        self.spec.key_format.trim_start_matches('.') == "r"
+    }
+
+    /// The ordered data.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// Whether the table has been dropped.
+    pub fn is_dropped(&self) -> bool {
+        self.dropped.load(Ordering::Acquire)
+    }
+
+    /// Registers a session's use record; called once per session and table, off the hot path.
+    pub fn register_use(&self) -> Arc<TableUse> {
+        let record = Arc::new(TableUse::default());
+        self.users.lock().push(Arc::clone(&record));
+        record
+    }
+
+    /// Counts a cursor opened by the session owning `record`. Fails with `ENOENT` if the table
+    /// was dropped: the fence pairs with the one in `begin_drop`, so either the drop sees this
+    /// cursor or this open sees the drop.
+    pub fn acquire(&self, record: &TableUse) -> Result<()> {
+        record.add(1);
+        fence(Ordering::SeqCst);
+        if self.dropped.load(Ordering::Relaxed) {
+            record.add(-1);
+            return Err(Error::quiet(Kind::NoEntry));
+        }
+        Ok(())
+    }
+
+    /// Uncounts a cursor of the session owning `record`.
+    pub fn release(&self, record: &TableUse) {
+        record.add(-1);
+    }
+
+    /// Marks the table dropped unless some session has a cursor open on it (`EBUSY`).
+    pub fn begin_drop(&self) -> Result<()> {
+        let users = self.users.lock();
+        if self.dropped.swap(true, Ordering::SeqCst) {
+            return Err(Error::quiet(Kind::NoEntry));
+        }
+        fence(Ordering::SeqCst);
+        if users.iter().any(|u| u.open_cursors() != 0) {
+            self.dropped.store(false, Ordering::SeqCst);
+            return Err(Error::quiet(Kind::Busy));
+        }
+        Ok(())
+    }
+}

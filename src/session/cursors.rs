@@ -1,0 +1,193 @@
+//! The session's cursors and the session-wide rules that span them: the reset walks and the
+//! count of positioned cursors.
+
+use crate::cursor::{Cursor, Exact};
+use crate::error::{Kind, Result};
+
+use super::Session;
+
+/// A cursor's index in its session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CursorId(pub usize);
+
+/// A slab of cursors plus the number currently positioned.
+#[derive(Default)]
+pub struct CursorSet {
+    slab: Vec<Option<Box<Cursor>>>,
+    free: Vec<usize>,
+    positioned: usize,
+    next_seq: u64,
+}
+
+impl CursorSet {
+    /// Adds a cursor built by `make` (which receives its opening sequence number).
+    pub fn add(&mut self, make: impl FnOnce(u64) -> Cursor) -> CursorId {
+        self.next_seq += 1;
+        let cursor = Box::new(make(self.next_seq));
+        match self.free.pop() {
+            Some(i) => {
+                self.slab[i] = Some(cursor);
+                CursorId(i)
+            }
+            None => {
+                self.slab.push(Some(cursor));
+                CursorId(self.slab.len() - 1)
+            }
+        }
+    }
+
+    /// Removes a cursor.
+    pub fn remove(&mut self, id: CursorId) -> Box<Cursor> {
+        let cursor = self.slab[id.0].take().expect("cursor ids are valid while the cursor is open");
+        if cursor.is_positioned() {
+            self.positioned -= 1;
+        }
+        self.free.push(id.0);
+        cursor
+    }
+
+    /// A cursor.
+    pub fn get(&self, id: CursorId) -> &Cursor {
+        self.slab[id.0].as_deref().expect("cursor ids are valid while the cursor is open")
+    }
+
+    /// Runs `f` on one cursor, keeping the positioned count right.
+    pub fn with<T>(&mut self, id: CursorId, f: impl FnOnce(&mut Cursor) -> T) -> T {
+        let cursor = self.slab[id.0].as_deref_mut().expect("cursor ids are valid while the cursor is open");
+        let before = cursor.is_positioned();
+        let out = f(cursor);
+        match (before, cursor.is_positioned()) {
+            (false, true) => self.positioned += 1,
+            (true, false) => self.positioned -= 1,
+            _ => {}
+        }
+        out
+    }
+
+    /// Ids of all cursors.
+    pub fn ids(&self) -> Vec<CursorId> {
+        self.slab.iter().enumerate().filter(|(_, c)| c.is_some()).map(|(i, _)| CursorId(i)).collect()
+    }
+
+    /// Resets every cursor (rollback, session reset and reconfigure: the documented contract).
+    pub fn reset_all(&mut self) {
+        for cursor in self.slab.iter_mut().flatten() {
+            cursor.reset();
+        }
+        self.positioned = 0;
+    }
+
+    /// The reference's walk after a failed auto-commit write: newest cursor first, resetting
+    /// each, until no cursor of the session is positioned (traces/README.md §5.4-5.5).
+    pub fn reset_walk(&mut self) {
+        let mut order: Vec<(u64, usize)> =
+            self.slab.iter().enumerate().filter_map(|(i, c)| c.as_ref().map(|c| (c.seq(), i))).collect();
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        for (_, i) in order {
+            if self.positioned == 0 {
+                break;
+            }
+            self.with(CursorId(i), Cursor::reset);
+        }
+    }
+}
+
+impl Session {
+    /// A read-type cursor call: on failure the cursor keeps only what the application set.
+    fn read<T>(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64) -> Result<T>) -> Result<T> {
+        let epoch = self.copy_epoch;
+        self.cursors.with(id, |c| {
+            let out = op(c, epoch);
+            if out.is_err() {
+                c.fail(epoch);
+            }
+            out
+        })
+    }
+
+    /// A write-type cursor call (auto-commit until transactions exist). Success makes the
+    /// session's engine-returned values copies; failure runs the reference's reset walk.
+    fn write(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64) -> Result<()>) -> Result<()> {
+        let epoch = self.copy_epoch;
+        let out = self.cursors.with(id, |c| {
+            let out = op(c, epoch);
+            if let Err(e) = &out {
+                if !matches!(e.kind(), Kind::NotFound | Kind::DuplicateKey) {
+                    c.fail(epoch);
+                }
+            }
+            out
+        });
+        match out {
+            Ok(()) => self.copy_epoch += 1,
+            Err(_) => self.cursors.reset_walk(),
+        }
+        out
+    }
+
+    /// `WT_CURSOR::search`.
+    pub fn search(&mut self, id: CursorId) -> Result<()> {
+        self.read(id, Cursor::search)
+    }
+
+    /// `WT_CURSOR::search_near`.
+    pub fn search_near(&mut self, id: CursorId) -> Result<Exact> {
+        self.read(id, Cursor::search_near)
+    }
+
+    /// `WT_CURSOR::next`.
+    pub fn next(&mut self, id: CursorId) -> Result<()> {
+        self.read(id, Cursor::next)
+    }
+
+    /// `WT_CURSOR::prev`.
+    pub fn prev(&mut self, id: CursorId) -> Result<()> {
+        self.read(id, Cursor::prev)
+    }
+
+    /// `WT_CURSOR::insert`.
+    pub fn insert(&mut self, id: CursorId) -> Result<()> {
+        self.write(id, Cursor::insert)
+    }
+
+    /// `WT_CURSOR::update`.
+    pub fn update(&mut self, id: CursorId) -> Result<()> {
+        self.write(id, Cursor::update)
+    }
+
+    /// `WT_CURSOR::remove`.
+    pub fn remove(&mut self, id: CursorId) -> Result<()> {
+        self.write(id, Cursor::remove)
+    }
+
+    /// `WT_CURSOR::reset`.
+    pub fn reset_cursor(&mut self, id: CursorId) {
+        self.cursors.with(id, Cursor::reset)
+    }
+
+    /// `WT_CURSOR::set_key` with the packed key (or the packing error).
+    pub fn set_key(&mut self, id: CursorId, packed: Result<&[u8]>) {
+        self.cursors.with(id, |c| c.set_key(packed))
+    }
+
+    /// `WT_CURSOR::set_value` with the packed value (or the packing error).
+    pub fn set_value(&mut self, id: CursorId, packed: Result<&[u8]>) {
+        self.cursors.with(id, |c| c.set_value(packed))
+    }
+
+    /// `WT_CURSOR::reconfigure`.
+    pub fn reconfigure_cursor(&mut self, id: CursorId, config: Option<&str>) -> Result<()> {
+        let cfg = crate::config::validate(crate::config::Method::CursorReconfigure, config, None)?;
+        self.cursors.with(id, |c| {
+            let next = c.config().reconfigured(&cfg);
+            c.reconfigure(next);
+        });
+        Ok(())
+    }
+
+    /// `WT_CURSOR::close`.
+    pub fn close_cursor(&mut self, id: CursorId) {
+        let cursor = self.cursors.remove(id);
+        cursor.table().release(cursor.table_use());
+    }
+}

@@ -1,0 +1,347 @@
+//! The ordered index of one table: `Key -> Shared<Slot>` in an `scc::TreeIndex`.
+
+use std::fmt;
+use std::ops::Bound::{self, Excluded, Included, Unbounded};
+use std::sync::atomic::Ordering::{AcqRel, Acquire};
+
+use scc::{Guard, HashIndex, Shared, Tag, TreeIndex};
+
+use super::key::{Key, KeyHashBuilder, Probe};
+use super::version::{Data, Slot, Version, RETIRED};
+
+/// Direction of [`Index::seek`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seek {
+    /// First live entry with key `>=` the probe.
+    Ge,
+    /// First live entry with key `>` the probe.
+    Gt,
+    /// Last live entry with key `<=` the probe.
+    Le,
+    /// Last live entry with key `<` the probe.
+    Lt,
+}
+
+/// [`Index::insert_new`] found a live value. Carries nothing: the caller re-reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exists;
+
+/// The key is absent or removed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Missing;
+
+impl fmt::Display for Exists {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("key exists")
+    }
+}
+
+impl fmt::Display for Missing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("key not found")
+    }
+}
+
+impl std::error::Error for Exists {}
+impl std::error::Error for Missing {}
+
+/// What a write requires of the current state of its key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Anything.
+    Upsert,
+    /// No live value.
+    InsertNew,
+    /// A live value.
+    UpdateExisting,
+    /// A live value; installs a tombstone.
+    Remove,
+}
+
+/// Why a conditional write did not happen.
+enum Refused {
+    Exists,
+    Missing,
+}
+
+/// The in-memory ordered index of one table.
+///
+/// Reads ([`get`](Index::get), [`seek`](Index::seek), [`first`](Index::first),
+/// [`last`](Index::last)) take no lock and write no shared memory: a tree descent, one atomic
+/// load of the slot head, and references valid while the caller's [`Guard`] lives.
+///
+/// Writes to one key are linearized by a compare-and-swap on that key's slot head; writes to
+/// different keys share no lock (the tree locks only the nodes it restructures).
+pub struct Index {
+    /// All slots, in key order: positioning and scans.
+    tree: TreeIndex<Key, Shared<Slot>>,
+    /// The same slots by hash: point look-ups (`get`, and writers finding their slot).
+    hash: HashIndex<Key, Shared<Slot>, KeyHashBuilder>,
+}
+
+impl Default for Index {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for Index {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Index").finish_non_exhaustive()
+    }
+}
+
+impl Index {
+    /// An empty index.
+    pub fn new() -> Self {
+        Index {
+            tree: TreeIndex::new(),
+            hash: HashIndex::with_hasher(KeyHashBuilder::default()),
+        }
+    }
+
+    /// Latest committed value of `key`, or `None` if absent or removed.
+    ///
+    /// Takes no lock and writes nothing shared.
+    #[inline]
+    pub fn get<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g [u8]> {
+        let slot = self.hash.peek(&Probe::new(key), guard)?;
+        slot.latest_value(guard)
+    }
+
+    /// Inserts or replaces the value of `key`.
+    pub fn upsert(&self, key: &[u8], value: &[u8]) {
+        // Upsert accepts every state.
+        let _ = self.write(key, Data::value(value), Mode::Upsert);
+    }
+
+    /// Inserts `key` if it has no live value.
+    ///
+    /// Of concurrent `insert_new` calls on one absent key, exactly one succeeds.
+    pub fn insert_new(&self, key: &[u8], value: &[u8]) -> Result<(), Exists> {
+        self.write(key, Data::value(value), Mode::InsertNew)
+            .map_err(|_| Exists)
+    }
+
+    /// Replaces the value of `key` if it has a live value.
+    pub fn update_existing(&self, key: &[u8], value: &[u8]) -> Result<(), Missing> {
+        self.write(key, Data::value(value), Mode::UpdateExisting)
+            .map_err(|_| Missing)
+    }
+
+    /// Removes `key`: `Missing` if it is absent or already removed.
+    pub fn remove(&self, key: &[u8]) -> Result<(), Missing> {
+        self.write(key, Data::Tombstone, Mode::Remove)
+            .map_err(|_| Missing)
+    }
+
+    /// Positions on the first live entry with key `>=` / `>` (`Ge` / `Gt`), or the last live
+    /// entry with key `<=` / `<` (`Le` / `Lt`) than `key`. Returns the entry's key and value.
+    pub fn seek<'g>(
+        &'g self,
+        key: &[u8],
+        dir: Seek,
+        guard: &'g Guard,
+    ) -> Option<(&'g [u8], &'g [u8])> {
+        let probe = Probe::new(key);
+        let p = &probe;
+        let (lo, hi): (Bound<&Probe<'_>>, Bound<&Probe<'_>>) = match dir {
+            Seek::Ge => (Included(p), Unbounded),
+            Seek::Gt => (Excluded(p), Unbounded),
+            Seek::Le => (Unbounded, Included(p)),
+            Seek::Lt => (Unbounded, Excluded(p)),
+        };
+        let range = self.tree.range::<Probe<'_>, _>((lo, hi), guard);
+        match dir {
+            Seek::Ge | Seek::Gt => first_live(range, guard),
+            Seek::Le | Seek::Lt => first_live(range.rev(), guard),
+        }
+    }
+
+    /// The first live entry.
+    pub fn first<'g>(&'g self, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
+        first_live(self.tree.iter(guard), guard)
+    }
+
+    /// The last live entry.
+    pub fn last<'g>(&'g self, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
+        first_live(self.tree.iter(guard).rev(), guard)
+    }
+
+    /// Number of live entries, counted by a scan (O(n); no counter is kept on a hot path).
+    pub fn len_hint(&self) -> usize {
+        let guard = Guard::new();
+        self.tree
+            .iter(&guard)
+            .filter(|(_, slot)| slot.latest_value(&guard).is_some())
+            .count()
+    }
+
+    /// Entries in the tree, checked equal to the entries in the hash index (call only while no
+    /// write is in flight).
+    #[cfg(test)]
+    pub(crate) fn tree_entries(&self) -> usize {
+        let tree = self.tree.len();
+        assert_eq!(tree, self.hash.len(), "tree and hash index disagree");
+        tree
+    }
+
+    /// The slot of `key`: published slots are found in the hash index; a slot that is still
+    /// being published (or already unlinked from the hash index) only in the tree.
+    #[inline]
+    fn find_slot<'g>(&'g self, probe: &Probe<'_>, guard: &'g Guard) -> Option<&'g Shared<Slot>> {
+        match self.hash.peek(probe, guard) {
+            Some(slot) => Some(slot),
+            None => self.tree.peek(probe, guard),
+        }
+    }
+
+    /// The one write path: installs `data` as the newest version of `key` if the key's current
+    /// state allows `mode`.
+    fn write(&self, key: &[u8], data: Data, mode: Mode) -> Result<(), Refused> {
+        let probe = Probe::new(key);
+        let guard = Guard::new();
+        // The version to install: allocated when first needed, then carried across retries.
+        let mut data = Some(data);
+        let mut new: Option<Shared<Version>> = None;
+        // An owned copy of the key, built only if the key must be inserted somewhere.
+        let mut owned_key: Option<Key> = None;
+        'retry: loop {
+            let Some(slot) = self.find_slot(&probe, &guard) else {
+                if matches!(mode, Mode::UpdateExisting | Mode::Remove) {
+                    return Err(Refused::Missing);
+                }
+                // New key: a pending slot goes into the tree first; it is published (put into
+                // the hash index, then given a version) on the next pass.
+                let k = owned_key.take().unwrap_or_else(|| Key::new(key));
+                if let Err((k, _)) = self.tree.insert_sync(k, Shared::new(Slot::pending())) {
+                    owned_key = Some(k);
+                }
+                continue 'retry;
+            };
+            let mut cur = slot.head.load(Acquire, &guard);
+            let mut published = false;
+            loop {
+                if cur.tag() == RETIRED {
+                    // Being unlinked: help finish, then go through the indexes again.
+                    self.unlink(&probe, slot);
+                    continue 'retry;
+                }
+                let live = cur.as_ref().is_some_and(|v| !v.data.is_tombstone());
+                match mode {
+                    Mode::InsertNew if live => return Err(Refused::Exists),
+                    Mode::UpdateExisting | Mode::Remove if !live => {
+                        return Err(Refused::Missing)
+                    }
+                    _ => {}
+                }
+                if cur.is_null() && !published {
+                    // Pending: it must be in both indexes before it gets a version.
+                    if !self.publish(&probe, slot, &mut owned_key, &guard) {
+                        continue 'retry;
+                    }
+                    published = true;
+                }
+                // Phase 1: the new version has no history (`next` stays null); the
+                // transactions issue links `cur` behind it here.
+                let version = new.take().unwrap_or_else(|| {
+                    Shared::new(Version::committed(data.take().expect("data until built")))
+                });
+                match slot.head.compare_exchange(
+                    cur,
+                    (Some(version), Tag::None),
+                    AcqRel,
+                    Acquire,
+                    &guard,
+                ) {
+                    Ok((replaced, _)) => {
+                        // Released through the epoch scheme: freed once no guard that could have
+                        // loaded it is alive.
+                        drop(replaced);
+                        if mode == Mode::Remove {
+                            self.reclaim(&probe, slot, &guard);
+                        }
+                        return Ok(());
+                    }
+                    Err((returned, actual)) => {
+                        new = returned;
+                        cur = actual;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Makes sure the pending `slot` (already in the tree) is the hash index's entry for the key.
+    /// Returns `false` if another live slot holds the key there (the caller starts over).
+    fn publish(
+        &self,
+        probe: &Probe<'_>,
+        slot: &Shared<Slot>,
+        owned_key: &mut Option<Key>,
+        guard: &Guard,
+    ) -> bool {
+        let target = slot.as_ptr();
+        loop {
+            if let Some(other) = self.hash.peek(probe, guard) {
+                if std::ptr::eq(other.as_ptr(), target) {
+                    return true;
+                }
+                if other.head.load(Acquire, guard).tag() == RETIRED {
+                    // A retired slot left behind by a late publisher: clear it away.
+                    self.unlink(probe, other);
+                    continue;
+                }
+                return false;
+            }
+            let k = owned_key
+                .take()
+                .unwrap_or_else(|| Key::new(probe.bytes()));
+            match self.hash.insert_sync(k, slot.clone()) {
+                Ok(()) => return true,
+                Err((k, _)) => *owned_key = Some(k),
+            }
+        }
+    }
+
+    /// Called right after a removal installed a tombstone in `slot`: the one place that decides
+    /// when a removed key leaves the indexes.
+    ///
+    /// Phase 1 policy: no snapshot can still need a tombstone, so if the head is (still) a
+    /// tombstone the slot is retired (CAS from that tombstone to a null head tagged [`RETIRED`];
+    /// it fails if a write came first, and then the slot simply stays) and unlinked at once. The
+    /// transactions issue changes this to "retire once the tombstone is visible to all".
+    #[inline]
+    fn reclaim(&self, probe: &Probe<'_>, slot: &Shared<Slot>, guard: &Guard) {
+        let head = slot.head.load(Acquire, guard);
+        if !head.as_ref().is_some_and(|v| v.data.is_tombstone()) {
+            return;
+        }
+        let _ = head;
+        self.unlink(probe, slot);
+    }
+
+    /// Removes the retired `slot` from both indexes, where they still map the key to it (hash
+    /// index first: a slot is in the hash index only while it is in the tree).
+    fn unlink(&self, probe: &Probe<'_>, slot: &Shared<Slot>) {
+        let target = slot.as_ptr();
+        self.hash
+            .remove_if_sync(probe, |v| std::ptr::eq(v.as_ptr(), target));
+        self.tree
+            .remove_if_sync(probe, |v| std::ptr::eq(v.as_ptr(), target));
+    }
+}
+
+/// The first entry of `iter` with a live value.
+#[inline]
+fn first_live<'g>(
+    iter: impl Iterator<Item = (&'g Key, &'g Shared<Slot>)>,
+    guard: &'g Guard,
+) -> Option<(&'g [u8], &'g [u8])> {
+    for (key, slot) in iter {
+        if let Some(value) = slot.latest_value(guard) {
+            return Some((key.as_bytes(), value));
+        }
+    }
+    None
+}

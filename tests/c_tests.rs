@@ -1,0 +1,78 @@
+//! Builds every C program in `c-tests/` against `include/wiredtiger.h` and the library this
+//! `cargo test` built, and runs it: the C tests drive the library exactly as a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The directory holding `libunlatched.so` for this test build.
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let deps = exe.parent().expect("deps dir").to_path_buf();
+    for dir in [deps.clone(), deps.parent().expect("profile dir").to_path_buf()] {
+        if dir.join("libunlatched.so").exists() {
+            return dir;
+        }
+    }
+    panic!("libunlatched.so not found next to {}", exe.display());
+}
+
+/// Compiles `c-tests/<name>.c` (plus the shared helpers) and returns the program's path.
+fn build(name: &str, extra: &[&str]) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = library_dir();
+    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("c-tests");
+    std::fs::create_dir_all(&out_dir).expect("create the output dir");
+    let exe = out_dir.join(name);
+    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror"])
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg("-I")
+        .arg(root.join("c-tests"))
+        .arg(root.join("c-tests").join(format!("{name}.c")))
+        .arg(root.join("c-tests/util.c"))
+        .args(extra)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-L")
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .args(["-lunlatched", "-lpthread"])
+        .status()
+        .expect("run the C compiler");
+    assert!(status.success(), "compiling c-tests/{name}.c failed");
+    exe
+}
+
+/// Builds and runs one C test; it must exit 0.
+fn run(name: &str, args: &[&str]) {
+    let exe = build(name, &[]);
+    let output = Command::new(&exe)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run the C test");
+    print!("{}", String::from_utf8_lossy(&output.stdout));
+    eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "c-tests/{name} failed: {}", output.status);
+}
+
+macro_rules! c_tests {
+    ($($name:ident $(($($arg:literal),*))?),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            run(stringify!($name), &[$($($arg),*)?]);
+        }
+    )*};
+}
+
+c_tests! {
+    abi,
+    lifecycle,
+    formats,
+    cursor,
+    errors,
+    events,
+    struct_pack,
+    threads,
+}
