@@ -1,13 +1,13 @@
 //! The Rust side of the C shim (`shim.c`): argument arrays in, packed bytes out, and back.
 
-use std::sync::OnceLock;
 
 use libc::{c_char, c_int, c_void, size_t};
 
 use crate::error::{code, Error, Result};
-use crate::pack::{self, Arg, CArg, Format};
+use crate::pack::{self, Arg, ArgSink, CArg, Format};
 
 use super::boundary::{fail, guard, install_panic_hook};
+use super::cursor::report;
 use super::events::Events;
 use super::handles::{c_str, CursorHandle, SessionHandle};
 use super::types::{WT_CURSOR, WT_SESSION};
@@ -38,14 +38,13 @@ extern "C" {
     pub fn __ul_shim_log_printf(session: *mut WT_SESSION, format: *const c_char, ...) -> c_int;
 }
 
-/// Formats with at most this many arguments convert without allocating.
-const INLINE_ARGS: usize = 16;
 
-/// Converts the shim's arguments to `Arg`s for `kinds` and calls `f` with them.
+/// Converts the shim's arguments to `Arg`s for `fmt` and calls `f` with them.
 ///
 /// # Safety
-/// `args` must hold `kinds.len()` entries written by `ul_collect`: pointers are NULL or valid
-/// for `len` bytes (for `Bytes`, for the field's fixed width).
+/// `args` must be NULL (the shim ran out of memory) or hold one entry per C argument of `fmt`,
+/// written by `ul_collect`: pointers are NULL or valid for `len` bytes (for `s` fields, for
+/// the field's fixed width).
 unsafe fn with_args<T>(fmt: &Format, args: *const UlArg, f: impl FnOnce(&[Arg<'_>]) -> Result<T>) -> Result<T> {
     let kinds = fmt.cargs();
     if args.is_null() {
@@ -53,36 +52,31 @@ unsafe fn with_args<T>(fmt: &Format, args: *const UlArg, f: impl FnOnce(&[Arg<'_
     }
     // SAFETY: per the contract, `args` has one entry per kind.
     let raw = unsafe { std::slice::from_raw_parts(args, kinds.len()) };
-    let mut inline = [Arg::Uint(0); INLINE_ARGS];
-    let mut heap = Vec::new();
-    let out: &mut [Arg<'_>] = if kinds.len() <= INLINE_ARGS {
-        &mut inline[..kinds.len()]
-    } else {
-        heap.resize(kinds.len(), Arg::Uint(0));
-        &mut heap
-    };
-    for (i, (kind, a)) in kinds.iter().zip(raw).enumerate() {
-        out[i] = match kind {
+    let convert = |i: usize, kind: &CArg, a: &UlArg| -> Result<Arg<'_>> {
+        Ok(match kind {
             CArg::I8 | CArg::I16 | CArg::I32 | CArg::I64 => Arg::Int(a.u as i64),
             CArg::U8 | CArg::U16 | CArg::U32 | CArg::U64 => Arg::Uint(a.u),
-            CArg::CStr | CArg::Item => {
+            CArg::CStr | CArg::Item | CArg::Bytes => {
                 if a.p.is_null() {
                     return Err(Error::invalid("NULL pointer passed for a string or item field"));
                 }
-                // SAFETY: `ul_collect` measured `len` readable bytes at `p`.
-                Arg::Bytes(unsafe { std::slice::from_raw_parts(a.p.cast::<u8>(), a.len) })
+                let len = if *kind == CArg::Bytes { byte_width(fmt, i) } else { a.len };
+                // SAFETY: `ul_collect` measured `len` readable bytes at `p` (strings, items);
+                // for `s` the format fixes the width and the caller supplies that many bytes
+                // (the reference's contract).
+                Arg::Bytes(unsafe { std::slice::from_raw_parts(a.p.cast::<u8>(), len) })
             }
-            CArg::Bytes => {
-                if a.p.is_null() {
-                    return Err(Error::invalid("NULL pointer passed for a string field"));
-                }
-                // SAFETY: the format promises a fixed-size field; the caller supplies that many
-                // readable bytes (the reference's contract for 's').
-                Arg::Bytes(unsafe { std::slice::from_raw_parts(a.p.cast::<u8>(), byte_width(fmt, i)) })
-            }
-        };
+        })
+    };
+    // One field, the common case, needs no array at all.
+    if let ([kind], [a]) = (kinds, raw) {
+        return f(&[convert(0, kind, a)?]);
     }
-    f(out)
+    let mut fields = Vec::with_capacity(kinds.len());
+    for (i, (kind, a)) in kinds.iter().zip(raw).enumerate() {
+        fields.push(convert(i, kind, a)?);
+    }
+    f(&fields)
 }
 
 /// The fixed width of the `s` field that takes C argument `arg`.
@@ -98,30 +92,26 @@ fn byte_width(fmt: &Format, arg: usize) -> usize {
     0
 }
 
-/// The format of raw cursors: one item of already-packed bytes.
-fn raw_format() -> &'static Format {
-    static RAW: OnceLock<Format> = OnceLock::new();
-    RAW.get_or_init(|| Format::parse("u").expect("valid format"))
+/// Unpacked fields written straight into the shim's output array.
+struct OutArgs<'o> {
+    out: &'o mut [UlArg],
+    n: usize,
 }
 
-/// Writes unpacked fields into the shim's output array.
-fn store(fields: &[Arg<'_>], out: &mut [UlArg]) {
-    for (arg, slot) in fields.iter().zip(out.iter_mut()) {
-        *slot = match *arg {
-            Arg::Int(v) => UlArg { u: v as u64, p: std::ptr::null(), len: 0 },
-            Arg::Uint(v) => UlArg { u: v, p: std::ptr::null(), len: 0 },
-            Arg::Bytes(b) => UlArg { u: 0, p: b.as_ptr().cast(), len: b.len() },
-        };
+impl<'a> ArgSink<'a> for OutArgs<'_> {
+    fn push(&mut self, arg: Arg<'a>) {
+        if let Some(slot) = self.out.get_mut(self.n) {
+            *slot = match arg {
+                Arg::Int(v) => UlArg { u: v as u64, p: std::ptr::null(), len: 0 },
+                Arg::Uint(v) => UlArg { u: v, p: std::ptr::null(), len: 0 },
+                Arg::Bytes(b) => UlArg { u: 0, p: b.as_ptr().cast(), len: b.len() },
+            };
+        }
+        self.n += 1;
     }
-}
 
-/// The format a cursor's key or value crosses the API in: the table's, or one raw item.
-fn cursor_format(session: &SessionHandle, id: crate::session::CursorId, key: bool) -> &Format {
-    let cursor = session.core.cursor(id);
-    match (cursor.config().raw, key) {
-        (true, _) => raw_format(),
-        (false, true) => cursor.table().key_format(),
-        (false, false) => cursor.table().value_format(),
+    fn clear(&mut self) {
+        self.n = 0;
     }
 }
 
@@ -130,30 +120,15 @@ unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
     guard(api, (), || {
         // SAFETY: the shim passes the application's cursor handle.
         let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return };
-        let mut packed = std::mem::take(&mut session.scratch);
-        packed.clear();
-        let fmt = cursor_format(session, id, key);
-        let raw = session.core.cursor(id).config().raw;
-        // SAFETY: `args` comes from `ul_collect` for this cursor's plan.
-        let result = unsafe {
-            with_args(fmt, args, |fields| {
-                if raw {
-                    if let Arg::Bytes(b) = fields[0] {
-                        packed.extend_from_slice(b);
-                    }
-                    Ok(())
-                } else {
-                    pack::pack(fmt, fields, &mut packed).map_err(Error::from)
-                }
-            })
+        let pack = |fmt: &Format, buf: &mut Vec<u8>| {
+            // SAFETY: `args` comes from `ul_collect` with this cursor's plan, which is `fmt`'s.
+            unsafe { with_args(fmt, args, |fields| pack::pack(fmt, fields, buf).map_err(Error::from)) }
         };
-        let result = result.map(|()| &packed[..]);
         if key {
-            session.core.set_key(id, result);
+            session.core.set_key_with(id, pack);
         } else {
-            session.core.set_value(id, result);
+            session.core.set_value_with(id, pack);
         }
-        session.scratch = packed;
     })
 }
 
@@ -163,30 +138,23 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
         // SAFETY: the shim passes the application's cursor handle.
         let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return code::EINVAL };
         let cursor = session.core.cursor(id);
-        let bytes = if key { cursor.key_bytes() } else { cursor.value_bytes() };
-        let fmt = cursor_format(session, id, key);
+        let (bytes, fmt) = if key {
+            (cursor.key_bytes(), cursor.api_key_format())
+        } else {
+            (cursor.value_bytes(), cursor.api_value_format())
+        };
         let result = bytes.and_then(|bytes| {
             if out.is_null() || n != fmt.cargs().len() {
                 return Err(Error::quiet(crate::error::Kind::NoSpace));
             }
             // SAFETY: the shim passes an array of `n` entries.
-            let out = unsafe { std::slice::from_raw_parts_mut(out, n) };
-            if cursor.config().raw {
-                store(&[Arg::Bytes(bytes)], out);
-                return Ok(());
-            }
-            let mut fields = Vec::with_capacity(n);
-            pack::unpack(fmt, bytes, &mut fields)?;
-            store(&fields, out);
+            let mut sink = OutArgs { out: unsafe { std::slice::from_raw_parts_mut(out, n) }, n: 0 };
+            pack::unpack(fmt, bytes, &mut sink)?;
             Ok(())
         });
         match result {
             Ok(()) => 0,
-            Err(e) => {
-                let prefix = session.conn().core.error_prefix();
-                let events = session.events;
-                fail(&e, events, session.as_ptr(), &prefix, api)
-            }
+            Err(e) => report(session, &e, api),
         }
     })
 }
@@ -330,9 +298,8 @@ pub unsafe extern "C" fn __unlatched_struct_unpack(
                 if len == 0 { &[] } else if buffer.is_null() { return Err(Error::invalid("NULL buffer")) } else {
                     std::slice::from_raw_parts(buffer.cast::<u8>(), len)
                 };
-            let mut fields = Vec::with_capacity(n);
-            pack::unpack(fmt, bytes, &mut fields)?;
-            store(&fields, std::slice::from_raw_parts_mut(out, n));
+            let mut sink = OutArgs { out: std::slice::from_raw_parts_mut(out, n), n: 0 };
+            pack::unpack(fmt, bytes, &mut sink)?;
             Ok(())
         })
     }

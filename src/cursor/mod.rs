@@ -12,11 +12,12 @@ pub use config::CursorConfig;
 pub use state::{Held, Owner};
 
 use std::cmp::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use scc::Guard;
 
 use crate::error::{Error, Kind, Result};
+use crate::pack::Format;
 use crate::schema::{Table, TableUse};
 use crate::store::Seek;
 
@@ -79,33 +80,34 @@ impl Cursor {
         self.positioned = false;
     }
 
-    /// Records the key from `set_key`: packed bytes, or the error to report at the next
-    /// operation that needs a key. Setting a key leaves the current record.
-    pub fn set_key(&mut self, packed: Result<&[u8]>) {
+    /// The format keys cross the API in: the table's, or one item of packed bytes for raw
+    /// cursors.
+    pub fn api_key_format(&self) -> &Format {
+        if self.config.raw { raw_format() } else { self.table.key_format() }
+    }
+
+    /// The format values cross the API in.
+    pub fn api_value_format(&self) -> &Format {
+        if self.config.raw { raw_format() } else { self.table.value_format() }
+    }
+
+    /// `set_key`: `pack` writes the packed key, given the API key format. An error is kept
+    /// and reported by the next operation that needs a key. Setting a key leaves the record.
+    pub fn set_key_with(&mut self, pack: impl FnOnce(&Format, &mut Vec<u8>) -> Result<()>) {
         self.positioned = false;
-        match packed.and_then(|bytes| self.check_key(bytes).map(|()| bytes)) {
-            Ok(bytes) => self.key.set_app(bytes),
-            Err(e) => self.key.set_error(e),
+        let format = if self.config.raw { raw_format() } else { self.table.key_format() };
+        self.key.set_app_with(|buf| pack(format, buf));
+        if let Some(bytes) = self.key.bytes() {
+            if let Err(e) = check_key(&self.table, bytes) {
+                self.key.set_error(e);
+            }
         }
     }
 
-    /// Records the value from `set_value`.
-    pub fn set_value(&mut self, packed: Result<&[u8]>) {
-        match packed {
-            Ok(bytes) => self.value.set_app(bytes),
-            Err(e) => self.value.set_error(e),
-        }
-    }
-
-    /// Rejects keys the engine cannot store (the reference panics on them; we return EINVAL).
-    fn check_key(&self, packed: &[u8]) -> Result<()> {
-        if packed.is_empty() {
-            return Err(Error::invalid("Empty keys not permitted"));
-        }
-        if self.table.is_recno() && packed == [0x80] {
-            return Err(Error::invalid("0 is an invalid record number"));
-        }
-        Ok(())
+    /// `set_value`: `pack` writes the packed value, given the API value format.
+    pub fn set_value_with(&mut self, pack: impl FnOnce(&Format, &mut Vec<u8>) -> Result<()>) {
+        let format = if self.config.raw { raw_format() } else { self.table.value_format() };
+        self.value.set_app_with(|buf| pack(format, buf));
     }
 
     /// The packed key, for `get_key` ("requires key be set" when there is none).
@@ -298,4 +300,21 @@ impl Cursor {
         }
         Ok(())
     }
+}
+
+/// Rejects keys the engine cannot store (the reference panics on them; we return EINVAL).
+fn check_key(table: &Table, packed: &[u8]) -> Result<()> {
+    if packed.is_empty() {
+        return Err(Error::invalid("Empty keys not permitted"));
+    }
+    if table.is_recno() && packed == [0x80] {
+        return Err(Error::invalid("0 is an invalid record number"));
+    }
+    Ok(())
+}
+
+/// The format of raw cursors: one item holding already-packed bytes.
+fn raw_format() -> &'static Format {
+    static RAW: OnceLock<Format> = OnceLock::new();
+    RAW.get_or_init(|| Format::parse("u").expect("a valid format"))
 }

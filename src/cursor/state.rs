@@ -68,6 +68,19 @@ impl Held {
         self.state = State::App;
     }
 
+    /// The application sets the item by writing it into the buffer (no intermediate copy);
+    /// an error from `fill` is remembered for the next operation.
+    pub fn set_app_with(&mut self, fill: impl FnOnce(&mut Vec<u8>) -> Result<()>) {
+        self.bytes.clear();
+        match fill(&mut self.bytes) {
+            Ok(()) => {
+                self.state = State::App;
+                self.error = None;
+            }
+            Err(e) => self.set_error(e),
+        }
+    }
+
     /// The application's `set_*` failed: the next operation reports `error`.
     pub fn set_error(&mut self, error: Error) {
         self.bytes.clear();

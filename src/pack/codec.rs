@@ -316,6 +316,25 @@ pub fn pack(fmt: &Format, args: &[Arg], out: &mut Vec<u8>) -> Result<(), PackErr
     pack_general(fmt, args, out)
 }
 
+/// Where `unpack` puts decoded fields: a `Vec`, or a fixed array on the caller's stack (the C
+/// shim's path, which must not allocate).
+pub trait ArgSink<'a> {
+    /// Appends one field.
+    fn push(&mut self, arg: Arg<'a>);
+    /// Forgets every field.
+    fn clear(&mut self);
+}
+
+impl<'a> ArgSink<'a> for Vec<Arg<'a>> {
+    fn push(&mut self, arg: Arg<'a>) {
+        Vec::push(self, arg);
+    }
+
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+}
+
 /// Everything but the hot path, kept out of line so `pack` stays small enough to inline.
 #[inline(never)]
 fn pack_general(fmt: &Format, args: &[Arg], out: &mut Vec<u8>) -> Result<(), PackError> {
@@ -387,7 +406,7 @@ impl<'a> Reader<'a> {
 fn unpack_to<'a>(
     fmt: &Format,
     r: &mut Reader<'a>,
-    out: &mut Vec<Arg<'a>>,
+    out: &mut impl ArgSink<'a>,
 ) -> Result<(), PackError> {
     for f in fmt.fields() {
         let n = f.size() as usize;
@@ -454,7 +473,7 @@ fn unpack_to<'a>(
 /// first NUL (at most N), starting at the field; `s`/`Ns`/`Nu` give exactly N bytes; `u`
 /// last gives the rest of `buf`.
 #[inline]
-pub fn unpack<'a>(fmt: &Format, buf: &'a [u8], out: &mut Vec<Arg<'a>>) -> Result<usize, PackError> {
+pub fn unpack<'a>(fmt: &Format, buf: &'a [u8], out: &mut impl ArgSink<'a>) -> Result<usize, PackError> {
     out.clear();
     // The cursor hot path: one common field.
     match fmt.single_kind() {
@@ -487,7 +506,7 @@ pub fn unpack<'a>(fmt: &Format, buf: &'a [u8], out: &mut Vec<Arg<'a>>) -> Result
 fn unpack_general<'a>(
     fmt: &Format,
     buf: &'a [u8],
-    out: &mut Vec<Arg<'a>>,
+    out: &mut impl ArgSink<'a>,
 ) -> Result<usize, PackError> {
     let mut r = Reader { buf, pos: 0 };
     match unpack_to(fmt, &mut r, out) {

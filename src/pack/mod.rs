@@ -15,6 +15,6 @@ mod format;
 mod nul;
 pub mod varint;
 
-pub use codec::{pack, pack_into, packed_size, unpack, Arg};
+pub use codec::{ArgSink, pack, pack_into, packed_size, unpack, Arg};
 pub use error::PackError;
 pub use format::{CArg, Field, FieldKind, Format, MAX_CARGS};

@@ -33,6 +33,7 @@ pub struct Table {
     value_format_c: CString,
     key_format: Format,
     value_format: Format,
+    recno: bool,
     spec: TableSpec,
     index: Index,
     /// Set while a `drop` checks for open cursors, and for good once it succeeds.
@@ -71,6 +72,7 @@ impl Table {
             uri: c(&format!("table:{}", spec.name))?,
             key_format_c: c(&spec.key_format)?,
             value_format_c: c(&spec.value_format)?,
+            recno: spec.key_format.trim_start_matches('.') == "r",
             key_format,
             value_format,
             spec,
@@ -117,7 +119,7 @@ impl Table {
 
     /// Whether keys are record numbers.
     pub fn is_recno(&self) -> bool {
-        self.spec.key_format.trim_start_matches('.') == "r"
+        self.recno
     }
 
     /// The ordered data.

@@ -3,6 +3,7 @@
 
 use crate::cursor::{Cursor, Exact};
 use crate::error::{Kind, Result};
+use crate::pack::Format;
 
 use super::Session;
 
@@ -165,14 +166,14 @@ impl Session {
         self.cursors.with(id, Cursor::reset)
     }
 
-    /// `WT_CURSOR::set_key` with the packed key (or the packing error).
-    pub fn set_key(&mut self, id: CursorId, packed: Result<&[u8]>) {
-        self.cursors.with(id, |c| c.set_key(packed))
+    /// `WT_CURSOR::set_key`: `pack` writes the key in the cursor's API key format.
+    pub fn set_key_with(&mut self, id: CursorId, pack: impl FnOnce(&Format, &mut Vec<u8>) -> Result<()>) {
+        self.cursors.with(id, |c| c.set_key_with(pack))
     }
 
-    /// `WT_CURSOR::set_value` with the packed value (or the packing error).
-    pub fn set_value(&mut self, id: CursorId, packed: Result<&[u8]>) {
-        self.cursors.with(id, |c| c.set_value(packed))
+    /// `WT_CURSOR::set_value`: `pack` writes the value in the cursor's API value format.
+    pub fn set_value_with(&mut self, id: CursorId, pack: impl FnOnce(&Format, &mut Vec<u8>) -> Result<()>) {
+        self.cursors.with(id, |c| c.set_value_with(pack))
     }
 
     /// `WT_CURSOR::reconfigure`.

@@ -83,7 +83,10 @@ impl Session {
         let key = source.key_bytes()?.to_vec();
         let name = source.table().name().to_string();
         let id = self.open_cursor(conn, &format!("table:{name}"), config)?;
-        self.set_key(id, Ok(&key));
+        self.set_key_with(id, |_, buf| {
+            buf.extend_from_slice(&key);
+            Ok(())
+        });
         if let Err(e) = self.search(id) {
             self.close_cursor(id);
             return Err(e);

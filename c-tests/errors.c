@@ -1,0 +1,414 @@
+/*
+ * Error codes and messages: wiredtiger_strerror / WT_SESSION::strerror for every code of
+ * api.md section 6, NULL handles and out-parameters, unknown URIs and objects, missing keys,
+ * configuration errors with the texts of config.md section 2, wiredtiger_open failures and
+ * methods that are not implemented yet (ENOTSUP with a message).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+#define INMEM "create,in_memory=true"
+
+static ul_recorder rec;
+
+static const struct {
+    int code;
+    const char *text;
+} codes[] = {
+  {WT_ROLLBACK, "WT_ROLLBACK: conflict between concurrent operations"},
+  {WT_DEADLOCK, "WT_ROLLBACK: conflict between concurrent operations"},
+  {WT_DUPLICATE_KEY, "WT_DUPLICATE_KEY: attempt to insert an existing key"},
+  {WT_ERROR, "WT_ERROR: non-specific WiredTiger error"},
+  {WT_NOTFOUND, "WT_NOTFOUND: item not found"},
+  {WT_PANIC, "WT_PANIC: WiredTiger library panic"},
+  {WT_RESTART, "WT_RESTART: restart the operation (internal)"},
+  {WT_RUN_RECOVERY, "WT_RUN_RECOVERY: recovery must be run to continue"},
+  {WT_CACHE_FULL, "WT_CACHE_FULL: operation would overflow cache"},
+  {WT_PREPARE_CONFLICT, "WT_PREPARE_CONFLICT: conflict with a prepared update"},
+  {WT_TRY_SALVAGE, "WT_TRY_SALVAGE: database corruption detected"},
+  {0, "Successful return: 0"},
+  {ENOTSUP, "Operation not supported"},
+  {EINVAL, "Invalid argument"},
+  {EBUSY, "Device or resource busy"},
+  {ENOENT, "No such file or directory"},
+  {EEXIST, "File exists"},
+  {ENOMEM, "Cannot allocate memory"},
+  {12345, "Unknown error 12345"},
+  {-31850, "error return: -31850"},
+  {-31999, "error return: -31999"},
+  {-1, "error return: -1"},
+};
+
+static void
+test_strerror(WT_SESSION *s)
+{
+    size_t i;
+
+    CHECK(WT_ROLLBACK == -31800 && WT_DEADLOCK == -31800 && WT_DUPLICATE_KEY == -31801);
+    CHECK(WT_ERROR == -31802 && WT_NOTFOUND == -31803 && WT_PANIC == -31804);
+    CHECK(WT_RESTART == -31805 && WT_RUN_RECOVERY == -31806 && WT_CACHE_FULL == -31807);
+    CHECK(WT_PREPARE_CONFLICT == -31808 && WT_TRY_SALVAGE == -31809);
+    CHECK(ENOTSUP == 95);
+
+    for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+        CHECK_STR(wiredtiger_strerror(codes[i].code), codes[i].text);
+        CHECK_STR(s->strerror(s, codes[i].code), codes[i].text);
+    }
+    /* An unknown code's text is not clobbered by the next known one (per-session buffer). */
+    {
+        const char *a = s->strerror(s, 23456);
+        char copy[64];
+        snprintf(copy, sizeof(copy), "%s", a == NULL ? "" : a);
+        CHECK_STR(copy, "Unknown error 23456");
+        CHECK_STR(s->strerror(s, WT_NOTFOUND), "WT_NOTFOUND: item not found");
+    }
+}
+
+static void
+test_null_arguments(WT_CONNECTION *conn, WT_SESSION *s)
+{
+    WT_CONNECTION *c2 = NULL;
+    WT_CURSOR *c = NULL, *d = NULL;
+    size_t len;
+    int cmp;
+
+    /* NULL out-parameters: EINVAL, never a crash. */
+    CHECK_RC(wiredtiger_open(NULL, NULL, INMEM, NULL), EINVAL);
+    CHECK_RC(conn->open_session(conn, NULL, NULL, NULL), EINVAL);
+    OK(s->create(s, "table:x", "key_format=S,value_format=S"));
+    CHECK_RC(s->open_cursor(s, "table:x", NULL, NULL, NULL), EINVAL);
+    CHECK_RC(wiredtiger_struct_size(NULL, NULL, "i", 1), EINVAL);
+
+    /* NULL names. */
+    CHECK_RC(s->create(s, NULL, "key_format=S,value_format=S"), EINVAL);
+    CHECK_RC(s->drop(s, NULL, NULL), EINVAL);
+    CHECK_RC(s->open_cursor(s, NULL, NULL, NULL, &c), EINVAL);
+
+    /* compare / equals with a NULL result or a NULL other cursor. */
+    OK(s->open_cursor(s, "table:x", NULL, NULL, &c));
+    OK(s->open_cursor(s, "table:x", NULL, NULL, &d));
+    if (c != NULL && d != NULL) {
+        c->set_key(c, "a");
+        d->set_key(d, "b");
+        CHECK_RC(c->compare(c, d, NULL), EINVAL);
+        CHECK_RC(c->equals(c, d, NULL), EINVAL);
+        CHECK_RC(c->compare(c, NULL, &cmp), EINVAL);
+        CHECK_RC(c->equals(c, NULL, &cmp), EINVAL);
+        OK(c->compare(c, d, &cmp));
+        CHECK(cmp == -1);
+        OK(c->close(c));
+        OK(d->close(d));
+    }
+    /* Nothing got broken. */
+    OK(wiredtiger_struct_size(NULL, &len, "i", 1));
+    CHECK(len == 1);
+    OK(wiredtiger_open(NULL, NULL, INMEM, &c2));
+    if (c2 != NULL)
+        OK(c2->close(c2, NULL));
+}
+
+static void
+test_objects(WT_SESSION *s)
+{
+    WT_CURSOR *c = NULL;
+    int exact;
+
+    /* Unknown URI prefix: ENOTSUP with a message. */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->open_cursor(s, "bogus:x", NULL, NULL, &c), ENOTSUP);
+    CHECK_MSG(&rec, ENOTSUP, "unknown object type");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "bogus:x", NULL), ENOTSUP);
+    CHECK_MSG(&rec, ENOTSUP, "unknown object type");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:typed", "type=bogus"), ENOTSUP);
+    CHECK_MSG(&rec, ENOTSUP, "unknown object type");
+
+    /* Missing object: ENOENT, no message. */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->open_cursor(s, "table:nosuch", NULL, NULL, &c), ENOENT);
+    CHECK_RC(s->drop(s, "table:nosuch", NULL), ENOENT);
+    CHECK(rec.errors == 0);
+
+    /* Operations without a key / value: EINVAL with the texts of api.md section 7. */
+    OK(s->create(s, "table:k", "key_format=S,value_format=S"));
+    c = NULL;
+    OK(s->open_cursor(s, "table:k", NULL, NULL, &c));
+    if (c == NULL)
+        return;
+    ul_recorder_clear(&rec);
+    CHECK_RC(c->search(c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "requires key be set");
+    CHECK_MSG(&rec, EINVAL, "WT_CURSOR.search");
+    ul_recorder_clear(&rec);
+    CHECK_RC(c->search_near(c, &exact), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "requires key be set");
+    ul_recorder_clear(&rec);
+    CHECK_RC(c->remove(c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "requires key be set");
+    c->set_key(c, "k");
+    ul_recorder_clear(&rec);
+    CHECK_RC(c->insert(c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "requires value be set");
+    const char *p;
+    OK(c->reset(c));
+    ul_recorder_clear(&rec);
+    CHECK_RC(c->get_key(c, &p), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "requires key be set");
+    ul_recorder_clear(&rec);
+    CHECK_RC(c->get_value(c, &p), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "requires value be set");
+    /* Not-found results carry no message. */
+    c->set_key(c, "absent");
+    ul_recorder_clear(&rec);
+    CHECK_RC(c->search(c), WT_NOTFOUND);
+    CHECK_RC(c->next(c), WT_NOTFOUND);
+    CHECK(rec.errors == 0);
+    OK(c->close(c));
+}
+
+static void
+test_config_errors(WT_CONNECTION *conn, WT_SESSION *s)
+{
+    WT_CONNECTION *c2;
+    WT_SESSION *s2;
+    WT_CURSOR *c;
+
+    /* wiredtiger_open: unknown key, bad int, out of range, syntax, method rules. */
+    c2 = NULL;
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",bogus=1", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown configuration key 'bogus'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",isolation=snapshot", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown configuration key 'isolation'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",cache_size=abc", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'cache_size': expected a int");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",cache_size=1KB", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value too small for key 'cache_size' the minimum is 1048576");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",cache_size=20TB", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value too large for key 'cache_size' the maximum is");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",session_max=0", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value too small for key 'session_max' the minimum is 1");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, "create,in_memory=yes", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'in_memory': expected a boolean");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",statistics=fast", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'statistics': expected a list");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",statistics=(bogus)", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value 'bogus' not a permitted choice for key 'statistics'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",statistics=(all,fast)", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Only one of all, fast, none configuration values should be specified");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",log=(enabled=true)", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "In-memory configuration incompatible with log=(enabled=true)");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",log.enabled=true", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown configuration key 'log.enabled'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",cache_size=+5MB", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Unexpected character");
+    CHECK_MSG(&rec, EINVAL, "Error parsing '");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",log=(enabled=false", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Unbalanced brackets");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",error_prefix=a=b=c", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value already complete");
+    /* Duplicates: every occurrence is validated. */
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",cache_size=200MB,cache_size=abc", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "expected a int");
+
+    /* Accepted spellings (config.md section 1). */
+    c2 = NULL;
+    OK(wiredtiger_open(NULL, NULL, "create,,,  ,in_memory=true,cache_size=1KK,log=(enabled=false),statistics=(fast)",
+      &c2));
+    if (c2 != NULL)
+        OK(c2->close(c2, NULL));
+    c2 = NULL;
+    OK(wiredtiger_open(NULL, NULL, "{\"create\":true,\"in_memory\":true}", &c2));
+    if (c2 != NULL)
+        OK(c2->close(c2, NULL));
+
+    /* open_session / session reconfigure: choices. */
+    s2 = NULL;
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->open_session(conn, NULL, "isolation=bogus", &s2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value 'bogus' not a permitted choice for key 'isolation'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->reconfigure(s, "isolation"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Key 'isolation' requires a value");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->reconfigure(s, "cache_cursors=2"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'cache_cursors': expected a boolean");
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->open_session(conn, NULL, "bogus=1", &s2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown configuration key 'bogus'");
+
+    /* create. */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:cfg", "key_format=S,bogus=1"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown configuration key 'bogus'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:cfg", "key_format=S,exclusive=maybe"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'exclusive': expected a boolean");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:cfg", "key_format=iz"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid type 'z' found in format 'iz'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:cfg", "value_format=0s"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Fixed length strings must be at least 1 byte in format '0s'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:cfg", "app_metadata=x:y"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "New value starts without a separator");
+    c = NULL;
+    CHECK_RC(s->open_cursor(s, "table:cfg", NULL, NULL, &c), ENOENT);
+
+    /* open_cursor / cursor reconfigure. */
+    OK(s->create(s, "table:cfg", "key_format=S,value_format=S"));
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->open_cursor(s, "table:cfg", NULL, "overwrite=maybe", &c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'overwrite': expected a boolean");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->open_cursor(s, "table:cfg", NULL, "bogus", &c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown configuration key 'bogus'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->open_cursor(s, "table:cfg", NULL, "dump=bogus", &c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value 'bogus' not a permitted choice for key 'dump'");
+    c = NULL;
+    OK(s->open_cursor(s, "table:cfg", NULL, "overwrite=false,raw=false,read_once=true", &c));
+    if (c != NULL) {
+        ul_recorder_clear(&rec);
+        CHECK_RC(c->reconfigure(c, "raw=true"), EINVAL);
+        CHECK_MSG(&rec, EINVAL, "unknown configuration key 'raw'");
+        ul_recorder_clear(&rec);
+        CHECK_RC(c->reconfigure(c, "overwrite=2"), EINVAL);
+        CHECK_MSG(&rec, EINVAL, "Invalid value for key 'overwrite': expected a boolean");
+        OK(c->close(c));
+    }
+
+    /* drop. */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->drop(s, "table:cfg", "force=maybe"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'force': expected a boolean");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->drop(s, "table:cfg", "bogus=true"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown configuration key 'bogus'");
+    OK(s->drop(s, "table:cfg", NULL));
+
+    /* connection reconfigure. */
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->reconfigure(conn, "statistics=(clear)"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "can only be specified if statistics are enabled");
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->reconfigure(conn, "cache_size=x"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'cache_size': expected a int");
+}
+
+static void
+test_open_errors(void)
+{
+    WT_CONNECTION *c2 = NULL;
+
+    /* A home that does not exist: WT_TRY_SALVAGE (even with create). */
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open("/nonexistent/ul-errors-home", &rec.iface, "create", &c2), WT_TRY_SALVAGE);
+    CHECK(rec.errors > 0);
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open("/nonexistent/ul-errors-home", &rec.iface, NULL, &c2), WT_TRY_SALVAGE);
+    CHECK(rec.errors > 0 && ul_message_has(&rec, "WiredTiger.lock"));
+    CHECK(c2 == NULL);
+}
+
+static void
+test_unsupported(WT_CONNECTION *conn, WT_SESSION *s)
+{
+    WT_CURSOR *c = NULL;
+    WT_MODIFY mod;
+
+    /* Transactions are not implemented yet: ENOTSUP with a message. */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->begin_transaction(s, NULL), ENOTSUP);
+    CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
+    /* Checkpoint of an in-memory database. */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->checkpoint(s, NULL), ENOTSUP);
+    CHECK_MSG(&rec, ENOTSUP, "not supported for in-memory configurations");
+
+    /* Later-phase methods. */
+    OK(s->create(s, "table:u", "key_format=S,value_format=S"));
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->compact(s, "table:u", NULL), ENOTSUP);
+    CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->salvage(s, "table:u", NULL), ENOTSUP);
+    CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->verify(s, "table:u", NULL), ENOTSUP);
+    CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->debug_info(conn, NULL), ENOTSUP);
+    CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
+
+    OK(s->open_cursor(s, "table:u", NULL, NULL, &c));
+    if (c != NULL) {
+        c->set_key(c, "k");
+        c->set_value(c, "v");
+        OK(c->insert(c));
+        c->set_key(c, "k");
+        OK(c->search(c));
+        memset(&mod, 0, sizeof(mod));
+        mod.data.data = "x";
+        mod.data.size = 1;
+        mod.offset = 0;
+        mod.size = 1;
+        ul_recorder_clear(&rec);
+        CHECK_RC(c->modify(c, &mod, 1), ENOTSUP);
+        CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
+        ul_recorder_clear(&rec);
+        CHECK_RC(c->largest_key(c), ENOTSUP);
+        CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
+        c->set_key(c, "a");
+        ul_recorder_clear(&rec);
+        CHECK_RC(c->bound(c, "action=set,bound=lower"), ENOTSUP);
+        CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
+        /* The value is untouched. */
+        c->set_key(c, "k");
+        OK(c->search(c));
+        const char *v = NULL;
+        OK(c->get_value(c, &v));
+        CHECK_STR(v, "v");
+        OK(c->close(c));
+    }
+}
+
+int
+main(void)
+{
+    WT_CONNECTION *conn;
+    WT_SESSION *s;
+
+    ul_recorder_init(&rec);
+    ul_open(&rec, INMEM, &conn, &s);
+    test_strerror(s);
+    test_null_arguments(conn, s);
+    test_objects(s);
+    test_config_errors(conn, s);
+    test_open_errors();
+    test_unsupported(conn, s);
+    OK(conn->close(conn, NULL));
+    return ul_done("errors");
+}
