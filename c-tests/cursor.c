@@ -870,9 +870,13 @@ test_empty_keys(void)
     v.size = 1;
     c->set_key(c, &k);
     c->set_value(c, &v);
+    ul_recorder_clear(&rec);
     CHECK_RC(c->insert(c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Empty keys not permitted");
     c->set_key(c, &k);
+    ul_recorder_clear(&rec);
     CHECK_RC(c->search(c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Empty keys not permitted");
     c->set_key(c, &k);
     c->set_value(c, &v);
     CHECK_RC(c->update(c), EINVAL);
@@ -1011,6 +1015,104 @@ test_session_reset(void)
     OK(c->close(c));
 }
 
+/* Closed cursors are cached and handed back by the next open (cursor-cache.md sections 1-2). */
+static void
+test_cache(void)
+{
+    WT_CURSOR *c = fresh(NULL), *c2 = NULL, *c3 = NULL;
+    WT_ITEM item;
+
+    c->set_key(c, "d");
+    OK(c->search(c));
+    OK(c->close(c));
+    /* reopen: the same handle, reset */
+    OK(s->open_cursor(s, URI, NULL, NULL, &c2));
+    if (c2 == NULL)
+        return;
+    CHECK(c2 == c);
+    CHECK_STR(c2->uri, URI);
+    CHECK_STR(c2->key_format, "S");
+    NO_KEY(c2);
+    NO_VALUE(c2);
+    NEXT_IS(c2, "b");
+    OK(c2->close(c2));
+    /* overwrite comes from the new config */
+    c2 = NULL;
+    OK(s->open_cursor(s, URI, NULL, "overwrite=false", &c2));
+    if (c2 == NULL)
+        return;
+    c2->set_key(c2, "d");
+    c2->set_value(c2, "x");
+    CHECK_RC(c2->insert(c2), WT_DUPLICATE_KEY);
+    OK(c2->close(c2));
+    c2 = NULL;
+    OK(s->open_cursor(s, URI, NULL, NULL, &c2));
+    if (c2 == NULL)
+        return;
+    c2->set_key(c2, "d");
+    c2->set_value(c2, "x");
+    OK(c2->insert(c2));
+    OK(c2->close(c2));
+    /* raw too */
+    c2 = NULL;
+    OK(s->open_cursor(s, URI, NULL, "raw", &c2));
+    if (c2 == NULL)
+        return;
+    OK(c2->next(c2));
+    memset(&item, 0, sizeof(item));
+    OK(c2->get_key(c2, &item));
+    CHECK(item.size == 2 && memcmp(item.data, "b", 2) == 0);
+    OK(c2->close(c2));
+    c2 = NULL;
+    OK(s->open_cursor(s, URI, NULL, NULL, &c2));
+    if (c2 == NULL)
+        return;
+    NEXT_IS(c2, "b");
+    /* two cached cursors, two reuses */
+    OK(s->open_cursor(s, URI, NULL, NULL, &c3));
+    if (c3 == NULL)
+        return;
+    OK(c2->close(c2));
+    OK(c3->close(c3));
+    WT_CURSOR *x = NULL, *y = NULL;
+    OK(s->open_cursor(s, URI, NULL, NULL, &x));
+    OK(s->open_cursor(s, URI, NULL, NULL, &y));
+    CHECK(x != NULL && y != NULL && x != y);
+    CHECK((x == c2 && y == c3) || (x == c3 && y == c2));
+    if (x != NULL)
+        OK(x->close(x));
+    if (y != NULL)
+        OK(y->close(y));
+
+    /* A cached cursor does not block drop; afterwards the object is gone or new. */
+    OK(s->create(s, "table:cached", "key_format=S,value_format=S"));
+    c = NULL;
+    OK(s->open_cursor(s, "table:cached", NULL, NULL, &c));
+    if (c == NULL)
+        return;
+    c->set_key(c, "k");
+    c->set_value(c, "v");
+    OK(c->insert(c));
+    OK(c->close(c));
+    OK(s->drop(s, "table:cached", NULL));
+    c = NULL;
+    CHECK_RC(s->open_cursor(s, "table:cached", NULL, NULL, &c), ENOENT);
+    OK(s->create(s, "table:cached", "key_format=i,value_format=S"));
+    c = NULL;
+    OK(s->open_cursor(s, "table:cached", NULL, NULL, &c));
+    if (c != NULL) {
+        CHECK_STR(c->key_format, "i");
+        CHECK_RC(c->next(c), WT_NOTFOUND);
+        OK(c->close(c));
+    }
+    /* and a cached cursor in another session does not block either */
+    c = NULL;
+    OK(s2->open_cursor(s2, "table:cached", NULL, NULL, &c));
+    if (c != NULL)
+        OK(c->close(c));
+    OK(s->drop(s, "table:cached", NULL));
+}
+
 int
 main(void)
 {
@@ -1034,6 +1136,7 @@ main(void)
     test_readonly();
     test_two_cursors();
     test_session_reset();
+    test_cache();
 
     OK(conn->close(conn, NULL));
     return ul_done("cursor");

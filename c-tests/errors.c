@@ -9,12 +9,16 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "util.h"
 
 #define INMEM "create,in_memory=true"
 
 static ul_recorder rec;
+/* A second home for the extra connections opened while the main one (home NULL) is open: the
+ * same home twice in one process would be EBUSY. */
+static char aux[] = "/tmp/ul-errors-XXXXXX";
 
 static const struct {
     int code;
@@ -78,7 +82,7 @@ test_null_arguments(WT_CONNECTION *conn, WT_SESSION *s)
     int cmp;
 
     /* NULL out-parameters: EINVAL, never a crash. */
-    CHECK_RC(wiredtiger_open(NULL, NULL, INMEM, NULL), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, NULL, INMEM, NULL), EINVAL);
     CHECK_RC(conn->open_session(conn, NULL, NULL, NULL), EINVAL);
     OK(s->create(s, "table:x", "key_format=S,value_format=S"));
     CHECK_RC(s->open_cursor(s, "table:x", NULL, NULL, NULL), EINVAL);
@@ -107,7 +111,7 @@ test_null_arguments(WT_CONNECTION *conn, WT_SESSION *s)
     /* Nothing got broken. */
     OK(wiredtiger_struct_size(NULL, &len, "i", 1));
     CHECK(len == 1);
-    OK(wiredtiger_open(NULL, NULL, INMEM, &c2));
+    OK(wiredtiger_open(aux, NULL, INMEM, &c2));
     if (c2 != NULL)
         OK(c2->close(c2, NULL));
 }
@@ -182,64 +186,64 @@ test_config_errors(WT_CONNECTION *conn, WT_SESSION *s)
     /* wiredtiger_open: unknown key, bad int, out of range, syntax, method rules. */
     c2 = NULL;
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",bogus=1", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",bogus=1", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "unknown configuration key 'bogus'");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",isolation=snapshot", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",isolation=snapshot", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "unknown configuration key 'isolation'");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",cache_size=abc", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",cache_size=abc", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Invalid value for key 'cache_size': expected a int");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",cache_size=1KB", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",cache_size=1KB", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Value too small for key 'cache_size' the minimum is 1048576");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",cache_size=20TB", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",cache_size=20TB", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Value too large for key 'cache_size' the maximum is");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",session_max=0", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",session_max=0", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Value too small for key 'session_max' the minimum is 1");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, "create,in_memory=yes", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, "create,in_memory=yes", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Invalid value for key 'in_memory': expected a boolean");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",statistics=fast", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",statistics=fast", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Invalid value for key 'statistics': expected a list");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",statistics=(bogus)", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",statistics=(bogus)", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Value 'bogus' not a permitted choice for key 'statistics'");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",statistics=(all,fast)", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",statistics=(all,fast)", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Only one of all, fast, none configuration values should be specified");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",log=(enabled=true)", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",log=(enabled=true)", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "In-memory configuration incompatible with log=(enabled=true)");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",log.enabled=true", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",log.enabled=true", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "unknown configuration key 'log.enabled'");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",cache_size=+5MB", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",cache_size=+5MB", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Unexpected character");
     CHECK_MSG(&rec, EINVAL, "Error parsing '");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",log=(enabled=false", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",log=(enabled=false", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Unbalanced brackets");
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",error_prefix=a=b=c", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",error_prefix=a=b=c", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "Value already complete");
     /* Duplicates: every occurrence is validated. */
     ul_recorder_clear(&rec);
-    CHECK_RC(wiredtiger_open(NULL, &rec.iface, INMEM ",cache_size=200MB,cache_size=abc", &c2), EINVAL);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",cache_size=200MB,cache_size=abc", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "expected a int");
 
     /* Accepted spellings (config.md section 1). */
     c2 = NULL;
-    OK(wiredtiger_open(NULL, NULL, "create,,,  ,in_memory=true,cache_size=1KK,log=(enabled=false),statistics=(fast)",
+    OK(wiredtiger_open(aux, NULL, "create,,,  ,in_memory=true,cache_size=1KK,log=(enabled=false),statistics=(fast)",
       &c2));
     if (c2 != NULL)
         OK(c2->close(c2, NULL));
     c2 = NULL;
-    OK(wiredtiger_open(NULL, NULL, "{\"create\":true,\"in_memory\":true}", &c2));
+    OK(wiredtiger_open(aux, NULL, "{\"create\":true,\"in_memory\":true}", &c2));
     if (c2 != NULL)
         OK(c2->close(c2, NULL));
 
@@ -339,6 +343,24 @@ test_unsupported(WT_CONNECTION *conn, WT_SESSION *s)
     WT_CURSOR *c = NULL;
     WT_MODIFY mod;
 
+    /* Transaction state errors (api.md section 4, traces 5.7). */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->commit_transaction(s, NULL), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "only permitted in a running transaction");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->rollback_transaction(s, NULL), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "only permitted in a running transaction");
+    /* begin_transaction's own config texts (config.md section 2 exceptions). */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->begin_transaction(s, "isolation=bogus"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value 'bogus' is not a valid choice");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->begin_transaction(s, "bogus"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Error compiling 'bogus', unknown key 'bogus' for method 'WT_SESSION.begin_transaction'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->begin_transaction(s, "priority=200"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value '200' too large, the maximum is 100");
+
     /* Transactions are not implemented yet: ENOTSUP with a message. */
     ul_recorder_clear(&rec);
     CHECK_RC(s->begin_transaction(s, NULL), ENOTSUP);
@@ -401,6 +423,10 @@ main(void)
     WT_CONNECTION *conn;
     WT_SESSION *s;
 
+    if (mkdtemp(aux) == NULL) {
+        perror("mkdtemp");
+        return 2;
+    }
     ul_recorder_init(&rec);
     ul_open(&rec, INMEM, &conn, &s);
     test_strerror(s);
@@ -410,5 +436,6 @@ main(void)
     test_open_errors();
     test_unsupported(conn, s);
     OK(conn->close(conn, NULL));
+    CHECK(rmdir(aux) == 0);
     return ul_done("errors");
 }

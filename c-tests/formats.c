@@ -15,6 +15,7 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static WT_SESSION *session;
+static ul_recorder rec;
 
 /* Creates table:NAME with `config` and opens a cursor on it (NULL on failure). */
 static WT_CURSOR *
@@ -933,6 +934,87 @@ order_composite(void)
     OK(c->close(c));
 }
 
+/* search_near on signed integer keys; fixed-size item keys. */
+static void
+near_and_fixed(void)
+{
+    WT_CURSOR *c;
+    WT_ITEM item, out;
+    int64_t k;
+    int exact;
+    size_t i;
+    int ret;
+
+    if ((c = table("near_q", "key_format=q,value_format=q", NULL)) != NULL) {
+        static const int64_t keys[] = {-65, 0, 64};
+        for (i = 0; i < 3; i++) {
+            c->set_key(c, keys[i]);
+            c->set_value(c, keys[i]);
+            OK(c->insert(c));
+        }
+        c->set_key(c, (int64_t)-1);
+        exact = 99;
+        OK(c->search_near(c, &exact));
+        CHECK(exact == 1);
+        k = 7;
+        OK(c->get_key(c, &k));
+        CHECK(k == 0);
+        c->set_key(c, INT64_MAX);
+        OK(c->search_near(c, &exact));
+        CHECK(exact == -1);
+        OK(c->get_key(c, &k));
+        CHECK(k == 64);
+        c->set_key(c, INT64_MIN);
+        OK(c->search_near(c, &exact));
+        CHECK(exact == 1);
+        OK(c->get_key(c, &k));
+        CHECK(k == -65);
+        c->set_key(c, (int64_t)64);
+        OK(c->search_near(c, &exact));
+        CHECK(exact == 0);
+        OK(c->close(c));
+    }
+
+    /* 3u keys: fixed width, NUL padded, bytewise order; "ab" and "ab\0" are the same key. */
+    if ((c = table("key_3u", "key_format=3u,value_format=S", NULL)) != NULL) {
+        memset(&item, 0, sizeof(item));
+        item.data = "abcdef";
+        item.size = 6;
+        c->set_key(c, &item);
+        c->set_value(c, "abc");
+        OK(c->insert(c));
+        item.data = "ab";
+        item.size = 2;
+        c->set_key(c, &item);
+        c->set_value(c, "ab");
+        OK(c->insert(c));
+        item.data = "ab\0";
+        item.size = 3;
+        c->set_key(c, &item);
+        c->set_value(c, "ab0");
+        OK(c->insert(c));
+        item.data = "\x01";
+        item.size = 1;
+        c->set_key(c, &item);
+        c->set_value(c, "01");
+        OK(c->insert(c));
+        static const char *keys[] = {"\x01\0\0", "ab\0", "abc"};
+        static const char *vals[] = {"01", "ab0", "abc"};
+        for (i = 0; (ret = c->next(c)) == 0; i++) {
+            const char *v = NULL;
+            memset(&out, 0, sizeof(out));
+            OK(c->get_key(c, &out));
+            OK(c->get_value(c, &v));
+            CHECK(i < 3 && item_is(&out, keys[i], 3));
+            if (i < 3)
+                CHECK_STR(v, vals[i]);
+        }
+        CHECK_RC(ret, WT_NOTFOUND);
+        CHECK(i == 3);
+        OK(c->close(c));
+    }
+}
+
 static void
 orders(void)
 {
@@ -961,6 +1043,7 @@ orders(void)
     order_strings();
     order_items();
     order_composite();
+    near_and_fixed();
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1285,9 +1368,13 @@ record_numbers(void)
     /* Record number 0 is invalid: EINVAL at the operation, the connection survives. */
     c->set_key(c, (uint64_t)0);
     c->set_value(c, "zero");
+    ul_recorder_clear(&rec);
     CHECK_RC(c->insert(c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "0 is an invalid record number");
     c->set_key(c, (uint64_t)0);
+    ul_recorder_clear(&rec);
     CHECK_RC(c->search(c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "0 is an invalid record number");
     c->set_key(c, (uint64_t)0);
     CHECK_RC(c->remove(c), EINVAL);
     c->set_key(c, (uint64_t)0);
@@ -1360,7 +1447,8 @@ main(void)
 {
     WT_CONNECTION *conn;
 
-    ul_open(NULL, INMEM, &conn, &session);
+    ul_recorder_init(&rec);
+    ul_open(&rec, INMEM, &conn, &session);
     values_signed();
     values_unsigned();
     values_strings();

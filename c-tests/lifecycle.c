@@ -495,6 +495,45 @@ test_many_connections(void)
     /* b survives a's close. */
     CHECK_RC(cb->next(cb), WT_NOTFOUND);
     OK(b->close(b, NULL));
+
+    /* The same home twice in one process: EBUSY (api.md section 1), also for in-memory
+     * databases (the reference checks its list of open connections before anything else). */
+    a = b = NULL;
+    ul_recorder r;
+    ul_recorder_init(&r);
+    OK(wiredtiger_open(dir_a, NULL, INMEM, &a));
+    CHECK_RC(wiredtiger_open(dir_a, &r.iface, INMEM, &b), EBUSY);
+    CHECK_MSG(&r, EBUSY, "WiredTiger database is already being managed by another thread in this process");
+    if (b != NULL) {
+        OK(b->close(b, NULL));
+        b = NULL;
+    }
+    /* a different home is fine meanwhile */
+    OK(wiredtiger_open(dir_b, NULL, INMEM, &b));
+    if (b != NULL)
+        OK(b->close(b, NULL));
+    if (a != NULL)
+        OK(a->close(a, NULL));
+    /* after close the home can be opened again */
+    a = NULL;
+    OK(wiredtiger_open(dir_a, NULL, INMEM, &a));
+    if (a != NULL)
+        OK(a->close(a, NULL));
+
+    /* NULL home means ".": two at once collide as well. */
+    a = b = NULL;
+    OK(wiredtiger_open(NULL, NULL, INMEM, &a));
+    ul_recorder_clear(&r);
+    CHECK_RC(wiredtiger_open(NULL, &r.iface, INMEM, &b), EBUSY);
+    if (b != NULL)
+        OK(b->close(b, NULL));
+    b = NULL;
+    CHECK_RC(wiredtiger_open(".", &r.iface, INMEM, &b), EBUSY);
+    if (b != NULL)
+        OK(b->close(b, NULL));
+    if (a != NULL)
+        OK(a->close(a, NULL));
+
     CHECK(rmdir(dir_a) == 0);
     CHECK(rmdir(dir_b) == 0);
 }

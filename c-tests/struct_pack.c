@@ -120,6 +120,7 @@ test_integers(void)
     PACKS("05", "3t", 5u);
     PACKS("ff", "1t", 255u); /* no masking to the bit width */
     PACKS("ff", "8t", 255u);
+    PACKS("0100000000000000", "R", (uint64_t)1); /* internal: host order (x86-64) */
     PACKS("81", ".i", 1);
     PACKS("16dfbf", ".q", (int64_t)-8257);
     /* repeat counts */

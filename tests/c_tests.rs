@@ -75,4 +75,5 @@ c_tests! {
     events,
     struct_pack,
     threads,
+    replay,
 }

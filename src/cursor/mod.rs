@@ -1,7 +1,8 @@
 //! Cursors on tables: key and value state, positioning, and reads and writes of one record.
 //!
-//! A cursor remembers its position as a copy of the current key; moving re-seeks the index from
-//! that key, so no cursor pins index memory between calls. Who owns the key and the value
+//! A cursor remembers its position as a copy of the record's key, apart from the key the
+//! application sets (the reference's `next` continues from the record even after a `set_key`);
+//! moving re-seeks the index from that copy, so no cursor pins index memory between calls. Who owns the key and the value
 //! matters for what survives a failed call (`../shared/spec/traces/README.md` §5.3): items the
 //! application set survive, items the engine returned do not.
 
@@ -31,6 +32,8 @@ pub struct Cursor {
     config: CursorConfig,
     key: Held,
     value: Held,
+    /// The key of the record the cursor is on, valid while `positioned`.
+    at: Vec<u8>,
     positioned: bool,
     /// Order of opening within the session (larger = newer), for the session's reset walk.
     seq: u64,
@@ -39,7 +42,16 @@ pub struct Cursor {
 impl Cursor {
     /// A new, unpositioned cursor. The caller has already counted it with `Table::acquire`.
     pub fn new(table: Arc<Table>, table_use: Arc<TableUse>, config: CursorConfig, seq: u64) -> Self {
-        Cursor { table, table_use, config, key: Held::default(), value: Held::default(), positioned: false, seq }
+        Cursor {
+            table,
+            table_use,
+            config,
+            key: Held::default(),
+            value: Held::default(),
+            at: Vec::new(),
+            positioned: false,
+            seq,
+        }
     }
 
     /// The table.
@@ -92,9 +104,9 @@ impl Cursor {
     }
 
     /// `set_key`: `pack` writes the packed key, given the API key format. An error is kept
-    /// and reported by the next operation that needs a key. Setting a key leaves the record.
+    /// and reported by the next operation that needs a key. The position is kept: `next`
+    /// continues from the record.
     pub fn set_key_with(&mut self, pack: impl FnOnce(&Format, &mut Vec<u8>) -> Result<()>) {
-        self.positioned = false;
         let format = if self.config.raw { raw_format() } else { self.table.key_format() };
         self.key.set_app_with(|buf| pack(format, buf));
         if let Some(bytes) = self.key.bytes() {
@@ -138,22 +150,32 @@ impl Cursor {
 
     /// Places the cursor on a record returned by the index. A free function over the fields,
     /// because the record borrows the index that `self.table` owns.
-    fn land(key: &mut Held, value: &mut Held, positioned: &mut bool, record: (&[u8], &[u8]), epoch: u64) {
-        key.set_engine(record.0, epoch);
-        value.set_engine(record.1, epoch);
-        *positioned = true;
+    fn land(parts: Landing<'_>, record: (&[u8], &[u8]), epoch: u64) {
+        parts.key.set_engine(record.0, epoch);
+        parts.value.set_engine(record.1, epoch);
+        parts.at.clear();
+        parts.at.extend_from_slice(record.0);
+        *parts.positioned = true;
+    }
+
+    fn landing(&mut self) -> (&Table, Landing<'_>) {
+        let Cursor { table, key, value, at, positioned, .. } = self;
+        (table, Landing { key, value, at, positioned })
     }
 
     /// `WT_CURSOR::search`.
     pub fn search(&mut self, epoch: u64) -> Result<()> {
         self.require_key()?;
         let guard = Guard::new();
-        let found = self.table.index().get(self.key.raw(), &guard);
-        match found {
+        let (table, parts) = self.landing();
+        let key = parts.key.raw();
+        match table.index().get(key, &guard) {
             Some(value) => {
-                self.value.set_engine(value, epoch);
-                self.key.mark_engine(epoch);
-                self.positioned = true;
+                parts.value.set_engine(value, epoch);
+                parts.at.clear();
+                parts.at.extend_from_slice(key);
+                parts.key.mark_engine(epoch);
+                *parts.positioned = true;
                 Ok(())
             }
             None => Err(Error::quiet(Kind::NotFound)),
@@ -164,9 +186,9 @@ impl Cursor {
     pub fn search_near(&mut self, epoch: u64) -> Result<Exact> {
         self.require_key()?;
         let guard = Guard::new();
-        let Cursor { table, key, value, positioned, .. } = self;
+        let (table, parts) = self.landing();
         let index = table.index();
-        let target = key.raw();
+        let target = parts.key.raw();
         let record = index
             .seek(target, Seek::Ge, &guard)
             .or_else(|| index.seek(target, Seek::Le, &guard))
@@ -176,7 +198,7 @@ impl Cursor {
             Ordering::Equal => 0,
             Ordering::Greater => 1,
         };
-        Self::land(key, value, positioned, record, epoch);
+        Self::land(parts, record, epoch);
         Ok(exact)
     }
 
@@ -190,36 +212,66 @@ impl Cursor {
         self.step(Seek::Lt, epoch)
     }
 
+    /// Moves one record. Running off either end resets the cursor completely, application
+    /// items included (the reference's behaviour, traces/README.md §5.1).
     fn step(&mut self, dir: Seek, epoch: u64) -> Result<()> {
         let guard = Guard::new();
-        let Cursor { table, key, value, positioned, .. } = self;
+        let positioned = self.positioned;
+        let (table, parts) = self.landing();
         let index = table.index();
-        let found = match (*positioned, dir) {
-            (true, _) => index.seek(key.raw(), dir, &guard),
+        let found = match (positioned, dir) {
+            (true, _) => index.seek(parts.at, dir, &guard),
             (false, Seek::Gt) => index.first(&guard),
             (false, _) => index.last(&guard),
         };
-        let record = found.ok_or(Error::quiet(Kind::NotFound))?;
-        Self::land(key, value, positioned, record, epoch);
-        Ok(())
+        match found {
+            Some(record) => {
+                Self::land(parts, record, epoch);
+                Ok(())
+            }
+            None => {
+                drop(guard);
+                self.reset();
+                Err(Error::quiet(Kind::NotFound))
+            }
+        }
     }
 
     /// `WT_CURSOR::insert`. Leaves the cursor unpositioned with no key or value, except after
     /// `WT_DUPLICATE_KEY`, which keeps the key and reads back the stored value.
-    pub fn insert(&mut self, epoch: u64) -> Result<()> {
+    /// `can_write` is false at isolation levels that refuse writes (checked after the
+    /// existence checks, as the reference does).
+    pub fn insert(&mut self, epoch: u64, can_write: bool) -> Result<()> {
         if self.config.append && self.table.is_recno() {
-            return self.append(epoch);
+            return self.append(epoch, can_write);
         }
         self.require_key()?;
         self.require_value()?;
         self.check_writable()?;
+        // A value the cursor read becomes the application's once a write takes it as its own
+        // (traces/README.md §5.3): it survives this write failing.
+        self.value.mark_app();
         let index = self.table.index();
+        if !self.config.overwrite {
+            let guard = Guard::new();
+            if let Some(stored) = index.get(self.key.raw(), &guard) {
+                // The stored value becomes the application's copy (it survives failures).
+                self.value.set_engine(stored, epoch);
+                self.value.mark_app();
+                self.key.mark_app();
+                self.positioned = false;
+                return Err(Error::quiet(Kind::DuplicateKey));
+            }
+        }
+        check_isolation(can_write)?;
         if self.config.overwrite {
             index.upsert(self.key.raw(), self.value.raw());
         } else if index.insert_new(self.key.raw(), self.value.raw()).is_err() {
+            // Inserted concurrently since the check above.
             let guard = Guard::new();
             if let Some(stored) = index.get(self.key.raw(), &guard) {
                 self.value.set_engine(stored, epoch);
+                self.value.mark_app();
             }
             self.key.mark_app();
             self.positioned = false;
@@ -230,9 +282,10 @@ impl Cursor {
     }
 
     /// Insert with a new record number one past the largest; `get_key` then returns it.
-    fn append(&mut self, epoch: u64) -> Result<()> {
+    fn append(&mut self, epoch: u64, can_write: bool) -> Result<()> {
         self.require_value()?;
         self.check_writable()?;
+        check_isolation(can_write)?;
         let index = self.table.index();
         loop {
             let next = {
@@ -242,7 +295,7 @@ impl Cursor {
                     None => 1,
                 }
             };
-            let mut key = Vec::with_capacity(9);
+            let mut key = Vec::with_capacity(crate::pack::varint::MAX_LEN);
             crate::pack::varint::encode_u64(next, &mut key);
             if index.insert_new(&key, self.value.raw()).is_ok() {
                 self.key.set_engine(&key, epoch);
@@ -255,17 +308,25 @@ impl Cursor {
     }
 
     /// `WT_CURSOR::update`. On success the cursor is on the record, holding the new value.
-    pub fn update(&mut self, epoch: u64) -> Result<()> {
+    pub fn update(&mut self, epoch: u64, can_write: bool) -> Result<()> {
         self.require_key()?;
         self.require_value()?;
         self.check_writable()?;
+        // A value the cursor read becomes the application's once a write takes it as its own
+        // (traces/README.md §5.3): it survives this write failing.
+        self.value.mark_app();
         let index = self.table.index();
+        if !self.config.overwrite && !self.exists() {
+            return Err(self.missing());
+        }
+        check_isolation(can_write)?;
         if self.config.overwrite {
             index.upsert(self.key.raw(), self.value.raw());
         } else if index.update_existing(self.key.raw(), self.value.raw()).is_err() {
-            self.value.mark_app();
-            return Err(Error::quiet(Kind::NotFound));
+            return Err(self.missing());
         }
+        self.at.clear();
+        self.at.extend_from_slice(self.key.raw());
         self.key.mark_engine(epoch);
         self.value.mark_app();
         self.positioned = true;
@@ -274,24 +335,40 @@ impl Cursor {
 
     /// `WT_CURSOR::remove`. A cursor that was on the record stays there (its key readable);
     /// one that only had a key set ends unpositioned.
-    pub fn remove(&mut self, _epoch: u64) -> Result<()> {
+    pub fn remove(&mut self, epoch: u64, can_write: bool) -> Result<()> {
         self.require_key()?;
         self.check_writable()?;
-        let on_record = self.positioned && self.key.owner() == Owner::Engine;
-        let removed = self.table.index().remove(self.key.raw());
-        self.value.clear();
-        match removed {
-            Ok(()) if on_record => Ok(()),
-            Ok(()) => {
-                self.reset();
-                Ok(())
-            }
-            Err(_) => {
-                self.positioned = false;
-                self.key.mark_app();
-                Err(Error::quiet(Kind::NotFound))
-            }
+        if !self.exists() {
+            return Err(self.missing());
         }
+        check_isolation(can_write)?;
+        let on_record = self.positioned && self.key.owner() == Owner::Engine;
+        if self.table.index().remove(self.key.raw()).is_err() {
+            return Err(self.missing());
+        }
+        if on_record {
+            self.value.clear();
+        } else {
+            self.reset();
+        }
+        let _ = epoch;
+        Ok(())
+    }
+
+    /// Whether the key that is set names a live record.
+    fn exists(&self) -> bool {
+        let guard = Guard::new();
+        self.table.index().get(self.key.raw(), &guard).is_some()
+    }
+
+    /// `WT_NOTFOUND` from a write: the key stays readable, an engine value does not.
+    fn missing(&mut self) -> Error {
+        self.key.mark_app();
+        if self.value.owner() == Owner::Engine {
+            self.value.clear();
+        }
+        self.positioned = false;
+        Error::quiet(Kind::NotFound)
     }
 
     fn check_writable(&self) -> Result<()> {
@@ -299,6 +376,25 @@ impl Cursor {
             return Err(Error::unsupported("Unsupported cursor operation"));
         }
         Ok(())
+    }
+}
+
+/// The fields a positioning call fills, borrowed apart from the table.
+struct Landing<'c> {
+    key: &'c mut Held,
+    value: &'c mut Held,
+    at: &'c mut Vec<u8>,
+    positioned: &'c mut bool,
+}
+
+/// Writes are allowed only at snapshot isolation.
+fn check_isolation(can_write: bool) -> Result<()> {
+    if can_write {
+        Ok(())
+    } else {
+        Err(Error::unsupported(
+            "write operations are not supported in read-committed or read-uncommitted transactions.",
+        ))
     }
 }
 

@@ -93,6 +93,11 @@ impl CursorSet {
     }
 }
 
+/// Whether an error came from the write itself rather than from checking its arguments.
+fn reached_data(kind: Kind) -> bool {
+    matches!(kind, Kind::NotFound | Kind::DuplicateKey | Kind::Rollback)
+}
+
 impl Session {
     /// A read-type cursor call: on failure the cursor keeps only what the application set.
     fn read<T>(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64) -> Result<T>) -> Result<T> {
@@ -107,21 +112,26 @@ impl Session {
     }
 
     /// A write-type cursor call (auto-commit until transactions exist). Success makes the
-    /// session's engine-returned values copies; failure runs the reference's reset walk.
-    fn write(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64) -> Result<()>) -> Result<()> {
+    /// session's engine-returned values copies. A write that reached the data and failed
+    /// (`WT_NOTFOUND`, `WT_DUPLICATE_KEY`, `WT_ROLLBACK`) runs the reference's reset walk; a
+    /// call refused before that (missing key or value, a read-only cursor, an isolation that
+    /// cannot write) only fails its own cursor.
+    fn write(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64, bool) -> Result<()>) -> Result<()> {
         let epoch = self.copy_epoch;
+        let can_write = self.isolation == super::Isolation::Snapshot;
         let out = self.cursors.with(id, |c| {
-            let out = op(c, epoch);
+            let out = op(c, epoch, can_write);
             if let Err(e) = &out {
-                if !matches!(e.kind(), Kind::NotFound | Kind::DuplicateKey) {
+                if !reached_data(e.kind()) {
                     c.fail(epoch);
                 }
             }
             out
         });
-        match out {
+        match &out {
             Ok(()) => self.copy_epoch += 1,
-            Err(_) => self.cursors.reset_walk(),
+            Err(e) if reached_data(e.kind()) => self.cursors.reset_walk(),
+            Err(_) => {}
         }
         out
     }
