@@ -236,7 +236,39 @@ test_config_errors(WT_CONNECTION *conn, WT_SESSION *s)
     CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",cache_size=200MB,cache_size=abc", &c2), EINVAL);
     CHECK_MSG(&rec, EINVAL, "expected a int");
 
+    /* More grammar (config.md section 1). */
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",cache_size=\"200MB\"", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'cache_size': expected a int");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",cache_size=1.5GB", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'cache_size': expected a int");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",session_max=", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'session_max': expected a int");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, "create,in_memory=True", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'in_memory': expected a boolean");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",error_prefix=caf\xc3\xa9", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Unexpected character");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_open(aux, &rec.iface, INMEM ",error_prefix=my prefix", &c2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "New value starts without a separator");
+
     /* Accepted spellings (config.md section 1). */
+    c2 = NULL;
+    OK(wiredtiger_open(aux, NULL, "create=,in_memory=", &c2));
+    if (c2 != NULL)
+        OK(c2->close(c2, NULL));
+    c2 = NULL;
+    OK(wiredtiger_open(aux, NULL, INMEM ",error_prefix=\"caf\xc3\xa9 with spaces\",cache_size=1GB", &c2));
+    if (c2 != NULL)
+        OK(c2->close(c2, NULL));
+    c2 = NULL;
+    OK(wiredtiger_open(aux, NULL, "(create:true,in_memory:true,error_prefix=(a,b))", &c2));
+    if (c2 != NULL)
+        OK(c2->close(c2, NULL));
     c2 = NULL;
     OK(wiredtiger_open(aux, NULL, "create,,,  ,in_memory=true,cache_size=1KK,log=(enabled=false),statistics=(fast)",
       &c2));

@@ -541,6 +541,9 @@ test_many_connections(void)
 int
 main(void)
 {
+    /* A NULL home means "." only when the environment does not name one. */
+    unsetenv("WIREDTIGER_HOME");
+    unsetenv("WIREDTIGER_CONFIG");
     test_version();
     test_home();
     test_session_max();

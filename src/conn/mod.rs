@@ -1,7 +1,10 @@
 //! The connection: settings, the table registry and the fixed array of session slots.
 
+mod home;
 mod settings;
 mod slots;
+
+use home::HomeClaim;
 
 pub use settings::Settings;
 pub use slots::SessionSlots;
@@ -21,6 +24,8 @@ const INTERNAL_SESSIONS: usize = 22;
 
 /// An open database.
 pub struct Connection {
+    /// Released when the connection drops, so the home can be opened again.
+    _home_claim: HomeClaim,
     home: CString,
     is_new: bool,
     settings: Settings,
@@ -48,7 +53,9 @@ impl Connection {
             ));
         }
         let capacity = settings.session_max + INTERNAL_SESSIONS;
+        let home_claim = HomeClaim::new(home_str)?;
         Ok(Connection {
+            _home_claim: home_claim,
             home: CString::new(home_str).map_err(|_| Error::invalid("home contains a NUL byte"))?,
             is_new: true,
             error_prefix: RwLock::new(cfg.str("error_prefix").to_string()),
