@@ -1,9 +1,33 @@
-//! The ordered index of one table: `Key -> Shared<Slot>` in an `scc::TreeIndex`.
+//! The index of one table: the same `Key -> Shared<Slot>` map held twice, in an
+//! `scc::TreeIndex` (order: `seek`, `first`, `last`, scans) and an `scc::HashIndex` (point
+//! look-ups: `get`, and writers finding their slot).
+//!
+//! Why two: a `TreeIndex` look-up in a 10,000-key table costs ~1,000 instructions (four levels of
+//! 15-entry unsorted leaf arrays scanned linearly), ~8 M look-ups/s on one core; the hash index
+//! does the same look-up in a fraction of that (see the module report).
+//!
+//! # Publication protocol (keeps the two in agreement)
+//! 1. A new key's slot is created *pending* (null head) and inserted into the tree; the tree
+//!    decides which slot owns a key.
+//! 2. The pending slot is *published*: put into the hash index (any writer that meets a pending
+//!    slot may do it; a retired leftover there is unlinked first).
+//! 3. Only then does a CAS give the head its first version: the insert's linearization point.
+//!    Invariant: a slot whose head holds a version is in both indexes, so `get` (hash) and
+//!    `seek` (tree) always see the same state.
+//! 4. A removal CASes a tombstone in (its linearization point); `Index::reclaim` then retires the
+//!    slot (CAS tombstone -> null tagged `RETIRED`) and unlinks it from the hash index, then from
+//!    the tree, each only if it still maps the key to that very slot.
+//! 5. A writer that meets a retired head helps unlink and starts over, so a write can never land
+//!    in a slot that is leaving the indexes; a write that wins its CAS before the retire CAS makes
+//!    the retire CAS fail and the slot stays.
+//!
+//! Readers treat pending, tombstone and retired heads alike: absent.
 
 use std::fmt;
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::atomic::Ordering::{AcqRel, Acquire};
 
+use scc::tree_index::Proximity;
 use scc::{Guard, HashIndex, Shared, Tag, TreeIndex};
 
 use super::key::{Key, KeyHashBuilder, Probe};
@@ -67,11 +91,14 @@ enum Refused {
 /// The in-memory ordered index of one table.
 ///
 /// Reads ([`get`](Index::get), [`seek`](Index::seek), [`first`](Index::first),
-/// [`last`](Index::last)) take no lock and write no shared memory: a tree descent, one atomic
-/// load of the slot head, and references valid while the caller's [`Guard`] lives.
+/// [`last`](Index::last)) take no lock and write no shared memory: a hash probe or tree descent,
+/// one atomic load of the slot head, and references valid while the caller's [`Guard`] (and the
+/// index) live. (One transient exception inherited from `scc::HashIndex`: while the hash table is
+/// being resized, a reader may help move buckets.)
 ///
 /// Writes to one key are linearized by a compare-and-swap on that key's slot head; writes to
-/// different keys share no lock (the tree locks only the nodes it restructures).
+/// different keys share no lock (the tree and hash index lock only the node or bucket they
+/// change).
 pub struct Index {
     /// All slots, in key order: positioning and scans.
     tree: TreeIndex<Key, Shared<Slot>>,
@@ -144,18 +171,77 @@ impl Index {
         guard: &'g Guard,
     ) -> Option<(&'g [u8], &'g [u8])> {
         let probe = Probe::new(key);
-        let p = &probe;
+        // `locate` finds the key or its neighbours with one forward-positioned descent (a
+        // backward `range` costs twice as much). The neighbour it reports is the answer unless
+        // it is not live (pending, tombstone or retired: rare, transient in phase 1), in which
+        // case a bounded range scan takes over.
+        let candidate = match self.tree.locate(&probe, guard) {
+            Proximity::Exact(mut iter) => {
+                let exact = iter.get();
+                return match dir {
+                    Seek::Ge => exact
+                        .and_then(|e| live_entry(e, guard))
+                        .or_else(|| first_live(iter, guard)),
+                    Seek::Gt => first_live(iter, guard),
+                    Seek::Le | Seek::Lt => {
+                        if dir == Seek::Le {
+                            if let Some(e) = exact.and_then(|e| live_entry(e, guard)) {
+                                return Some(e);
+                            }
+                        }
+                        iter.flip();
+                        first_live(iter.rev(), guard)
+                    }
+                };
+            }
+            Proximity::Between(iter) => match dir {
+                Seek::Ge | Seek::Gt => iter.get_back(),
+                Seek::Le | Seek::Lt => iter.get(),
+            },
+            Proximity::Smaller(iter) => match dir {
+                Seek::Ge | Seek::Gt => return None,
+                Seek::Le | Seek::Lt => iter.get_back(),
+            },
+            Proximity::Larger(iter) => match dir {
+                Seek::Ge | Seek::Gt => iter.get(),
+                Seek::Le | Seek::Lt => return None,
+            },
+            Proximity::Empty => return None,
+        };
+        candidate
+            .and_then(|e| live_entry(e, guard))
+            .or_else(|| self.seek_by_range(&probe, dir, guard))
+    }
+
+    /// [`Index::seek`] by a range scan from the probe.
+    fn seek_by_range<'g>(
+        &'g self,
+        probe: &Probe<'_>,
+        dir: Seek,
+        guard: &'g Guard,
+    ) -> Option<(&'g [u8], &'g [u8])> {
         let (lo, hi): (Bound<&Probe<'_>>, Bound<&Probe<'_>>) = match dir {
-            Seek::Ge => (Included(p), Unbounded),
-            Seek::Gt => (Excluded(p), Unbounded),
-            Seek::Le => (Unbounded, Included(p)),
-            Seek::Lt => (Unbounded, Excluded(p)),
+            Seek::Ge => (Included(probe), Unbounded),
+            Seek::Gt => (Excluded(probe), Unbounded),
+            Seek::Le => (Unbounded, Included(probe)),
+            Seek::Lt => (Unbounded, Excluded(probe)),
         };
         let range = self.tree.range::<Probe<'_>, _>((lo, hi), guard);
         match dir {
             Seek::Ge | Seek::Gt => first_live(range, guard),
             Seek::Le | Seek::Lt => first_live(range.rev(), guard),
         }
+    }
+
+    /// [`Index::seek`] by the range-scan path only (tests compare both paths).
+    #[cfg(test)]
+    pub(crate) fn seek_slow<'g>(
+        &'g self,
+        key: &[u8],
+        dir: Seek,
+        guard: &'g Guard,
+    ) -> Option<(&'g [u8], &'g [u8])> {
+        self.seek_by_range(&Probe::new(key), dir, guard)
     }
 
     /// The first live entry.
@@ -207,17 +293,25 @@ impl Index {
         // An owned copy of the key, built only if the key must be inserted somewhere.
         let mut owned_key: Option<Key> = None;
         'retry: loop {
-            let Some(slot) = self.find_slot(&probe, &guard) else {
-                if matches!(mode, Mode::UpdateExisting | Mode::Remove) {
-                    return Err(Refused::Missing);
+            // Holds the slot this pass inserted into the tree (a fresh, unshared object).
+            let inserted: Shared<Slot>;
+            let slot = match self.find_slot(&probe, &guard) {
+                Some(slot) => slot,
+                None => {
+                    if matches!(mode, Mode::UpdateExisting | Mode::Remove) {
+                        return Err(Refused::Missing);
+                    }
+                    // New key: a pending slot goes into the tree first, then is published (put
+                    // into the hash index, then given a version) below.
+                    let k = owned_key.get_or_insert_with(|| Key::new(key)).clone();
+                    let fresh = Shared::new(Slot::pending());
+                    if self.tree.insert_sync(k, fresh.clone()).is_err() {
+                        // Another writer's slot is there: use it.
+                        continue 'retry;
+                    }
+                    inserted = fresh;
+                    &inserted
                 }
-                // New key: a pending slot goes into the tree first; it is published (put into
-                // the hash index, then given a version) on the next pass.
-                let k = owned_key.take().unwrap_or_else(|| Key::new(key));
-                if let Err((k, _)) = self.tree.insert_sync(k, Shared::new(Slot::pending())) {
-                    owned_key = Some(k);
-                }
-                continue 'retry;
             };
             let mut cur = slot.head.load(Acquire, &guard);
             let mut published = false;
@@ -230,9 +324,7 @@ impl Index {
                 let live = cur.as_ref().is_some_and(|v| !v.data.is_tombstone());
                 match mode {
                     Mode::InsertNew if live => return Err(Refused::Exists),
-                    Mode::UpdateExisting | Mode::Remove if !live => {
-                        return Err(Refused::Missing)
-                    }
+                    Mode::UpdateExisting | Mode::Remove if !live => return Err(Refused::Missing),
                     _ => {}
                 }
                 if cur.is_null() && !published {
@@ -283,23 +375,21 @@ impl Index {
     ) -> bool {
         let target = slot.as_ptr();
         loop {
-            if let Some(other) = self.hash.peek(probe, guard) {
-                if std::ptr::eq(other.as_ptr(), target) {
-                    return true;
-                }
-                if other.head.load(Acquire, guard).tag() == RETIRED {
+            let k = owned_key
+                .get_or_insert_with(|| Key::new(probe.bytes()))
+                .clone();
+            if self.hash.insert_sync(k, slot.clone()).is_ok() {
+                return true;
+            }
+            match self.hash.peek(probe, guard) {
+                Some(other) if std::ptr::eq(other.as_ptr(), target) => return true,
+                Some(other) if other.head.load(Acquire, guard).tag() == RETIRED => {
                     // A retired slot left behind by a late publisher: clear it away.
                     self.unlink(probe, other);
-                    continue;
                 }
-                return false;
-            }
-            let k = owned_key
-                .take()
-                .unwrap_or_else(|| Key::new(probe.bytes()));
-            match self.hash.insert_sync(k, slot.clone()) {
-                Ok(()) => return true,
-                Err((k, _)) => *owned_key = Some(k),
+                Some(_) => return false,
+                // Unlinked meanwhile: insert again.
+                None => {}
             }
         }
     }
@@ -317,8 +407,13 @@ impl Index {
         if !head.as_ref().is_some_and(|v| v.data.is_tombstone()) {
             return;
         }
-        let _ = head;
-        self.unlink(probe, slot);
+        if slot
+            .head
+            .compare_exchange(head, (None, RETIRED), AcqRel, Acquire, guard)
+            .is_ok()
+        {
+            self.unlink(probe, slot);
+        }
     }
 
     /// Removes the retired `slot` from both indexes, where they still map the key to it (hash
@@ -330,6 +425,15 @@ impl Index {
         self.tree
             .remove_if_sync(probe, |v| std::ptr::eq(v.as_ptr(), target));
     }
+}
+
+/// `entry` as key and value bytes, if its value is live.
+#[inline]
+fn live_entry<'g>(
+    (key, slot): (&'g Key, &'g Shared<Slot>),
+    guard: &'g Guard,
+) -> Option<(&'g [u8], &'g [u8])> {
+    slot.latest_value(guard).map(|v| (key.as_bytes(), v))
 }
 
 /// The first entry of `iter` with a live value.

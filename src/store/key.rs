@@ -6,7 +6,7 @@
 //! Layout (32 bytes, no indirection for keys of at most [`INLINE_KEY_LEN`] bytes):
 //! - `prefix`: the first 8 key bytes as a big-endian `u64`, zero padded. Comparing two prefixes
 //!   is one integer comparison and decides almost every comparison made during a tree descent.
-//! - `repr`: the full key bytes, inline when short, else one heap allocation.
+//! - `repr`: the full key bytes, inline when short, else one shared heap allocation.
 //!
 //! When two prefixes are equal, the rest is decided without loading the bytes when either key is
 //! at most 8 bytes long (then the shorter key is a prefix of the longer one), else by comparing the
@@ -19,6 +19,7 @@ use std::cmp::Ordering;
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::Arc;
 
 use scc::{Comparable, Equivalent};
 
@@ -61,8 +62,13 @@ pub struct Key {
 
 #[derive(Clone)]
 enum Repr {
-    Inline { len: u8, buf: [u8; INLINE_KEY_LEN] },
-    Heap(Box<[u8]>),
+    Inline {
+        len: u8,
+        buf: [u8; INLINE_KEY_LEN],
+    },
+    /// Shared rather than boxed: the tree and the hash index copy keys bitwise when they split
+    /// nodes or resize, and a `Box` asserts uniqueness that those copies would violate.
+    Heap(Arc<[u8]>),
 }
 
 impl Key {

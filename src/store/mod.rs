@@ -1,15 +1,17 @@
 //! The store: the in-memory ordered index of one table.
 //!
 //! - [`Index`] maps packed key bytes to a shared [`Slot`] holding the key's version chain, in an
-//!   `scc::TreeIndex` (immutable-entry B+ tree leaves, epoch reclamation).
-//! - Readers take no lock and write no shared memory: a tree descent comparing inline [`Key`]s
-//!   against a precomputed [`Probe`], then one atomic load of the slot head. Returned references
-//!   live as long as the caller's [`scc::Guard`] (and the index).
-//! - A write to a key is one compare-and-swap on its slot head (insert of a new key: one tree
-//!   insertion of a fresh slot). Writers of different keys share no lock; the tree locks only
-//!   nodes it splits or merges.
+//!   `scc::TreeIndex` (order) and an `scc::HashIndex` (point look-ups) that hold the same slots;
+//!   the publication protocol that keeps them in agreement is in [`index`].
+//! - Readers take no lock and write no shared memory: a hash probe (`get`) or a tree descent
+//!   (`seek`, `first`, `last`) comparing inline [`Key`]s against a precomputed [`Probe`], then
+//!   one atomic load of the slot head. Returned references live as long as the caller's
+//!   [`scc::Guard`] (and the index).
+//! - A write to an existing key is one compare-and-swap on its slot head (a new key also inserts
+//!   its slot into the tree and the hash index). Writers of different keys share no lock; the
+//!   tree and the hash index lock only the node or bucket they change.
 //! - A removal installs a tombstone, then (policy in `Index::reclaim`) retires the slot with a
-//!   CAS from that tombstone to a null head tagged [`RETIRED`] and unlinks it from the tree.
+//!   CAS from that tombstone to a null head tagged [`RETIRED`] and unlinks it from both indexes.
 //!   A writer that meets a retired head helps unlink and retries through the tree, so no
 //!   concurrent write is lost: a write that wins its CAS before the retire CAS makes the retire
 //!   CAS fail and the slot stays.
@@ -31,3 +33,6 @@ mod tests;
 
 #[cfg(test)]
 mod stress_tests;
+
+#[cfg(test)]
+mod perf_tests;

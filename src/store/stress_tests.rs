@@ -3,13 +3,67 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
-use std::sync::{Barrier, Mutex};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use scc::Guard;
 
 use super::tests::Rng;
 use super::{Index, Seek};
+
+/// A barrier that fails instead of hanging when another participant panicked.
+struct Barrier {
+    n: usize,
+    state: Mutex<(usize, u64)>,
+    cv: Condvar,
+    failed: AtomicBool,
+}
+
+impl Barrier {
+    fn new(n: usize) -> Self {
+        Barrier {
+            n,
+            state: Mutex::new((0, 0)),
+            cv: Condvar::new(),
+            failed: AtomicBool::new(false),
+        }
+    }
+
+    fn wait(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = st.1;
+        st.0 += 1;
+        if st.0 == self.n {
+            *st = (0, generation + 1);
+            self.cv.notify_all();
+            return;
+        }
+        while st.1 == generation {
+            assert!(!self.failed.load(SeqCst), "another thread failed");
+            st = self
+                .cv
+                .wait_timeout(st, Duration::from_millis(20))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    /// Marks the barrier failed if the calling thread unwinds while this lives.
+    fn guard(&self) -> FailOnPanic<'_> {
+        FailOnPanic(self)
+    }
+}
+
+struct FailOnPanic<'a>(&'a Barrier);
+
+impl Drop for FailOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.failed.store(true, SeqCst);
+            self.0.cv.notify_all();
+        }
+    }
+}
 
 /// FNV-1a, the checksum of an encoded value.
 fn checksum(bytes: &[u8]) -> u64 {
@@ -36,7 +90,11 @@ fn encode(key: &[u8], writer: u8, counter: u64) -> Vec<u8> {
 fn decode(key: &[u8], v: &[u8]) -> (u8, u64) {
     assert!(v.len() >= 19, "value too short: {v:?}");
     let (body, sum) = v.split_at(v.len() - 8);
-    assert_eq!(checksum(body), u64::from_le_bytes(sum.try_into().unwrap()), "checksum");
+    assert_eq!(
+        checksum(body),
+        u64::from_le_bytes(sum.try_into().unwrap()),
+        "checksum"
+    );
     let writer = body[0];
     let counter = u64::from_le_bytes(body[1..9].try_into().unwrap());
     let klen = u16::from_le_bytes(body[9..11].try_into().unwrap()) as usize;
@@ -94,6 +152,7 @@ fn stress_mixed_readers_writers() {
             let (idx, keys, barrier, stop, records, rounds) =
                 (&idx, &keys, &barrier, &stop, &records, &rounds);
             s.spawn(move || {
+                let _fail = barrier.guard();
                 let mut rng = Rng::new(100 + w as u64);
                 let mut counter = 0u64;
                 let mut model: HashMap<usize, Vec<u8>> = HashMap::new();
@@ -141,7 +200,7 @@ fn stress_mixed_readers_writers() {
                             mine.insert(id, new_state);
                         }
                     }
-                    records.lock().unwrap()[w] = mine;
+                    records.lock().unwrap_or_else(|e| e.into_inner())[w] = mine;
                     barrier.wait(); // Writers quiescent.
                     let g = Guard::new();
                     for &id in &owned {
@@ -152,7 +211,7 @@ fn stress_mixed_readers_writers() {
                         );
                     }
                     if w == 0 {
-                        let records = records.lock().unwrap();
+                        let records = records.lock().unwrap_or_else(|e| e.into_inner());
                         for (i, state) in shared_state.iter_mut().enumerate() {
                             let id = OWNED + i;
                             let candidates: Vec<&Option<Vec<u8>>> =
@@ -256,7 +315,7 @@ fn stress_mixed_readers_writers() {
             });
         }
         // Wait for the writers, then release the readers.
-        while !stop.load(SeqCst) {
+        while !stop.load(SeqCst) && !barrier.failed.load(SeqCst) {
             std::thread::sleep(Duration::from_millis(if cfg!(miri) { 0 } else { 5 }));
         }
         writers_done.store(true, SeqCst);
@@ -287,6 +346,7 @@ fn stress_insert_new_and_remove_races() {
             let (idx, keys, barrier, wins, winner, removes) =
                 (&idx, &keys, &barrier, &wins, &winner, &removes);
             s.spawn(move || {
+                let _fail = barrier.guard();
                 let mut rng = Rng::new(7 + t as u64);
                 for round in 0..rounds {
                     // Each thread visits the keys in its own rotation.
@@ -349,6 +409,7 @@ fn stress_single_key_churn() {
         for t in 0..THREADS {
             let (idx, key, barrier, last) = (&idx, &key, &barrier, &last);
             s.spawn(move || {
+                let _fail = barrier.guard();
                 let mut rng = Rng::new(31 + t as u64);
                 let mut prev: Option<Vec<u8>> = None;
                 for round in 0..rounds {
@@ -377,12 +438,12 @@ fn stress_single_key_churn() {
                             decode(key, v);
                         }
                     }
-                    last.lock().unwrap()[t] = mine;
+                    last.lock().unwrap_or_else(|e| e.into_inner())[t] = mine;
                     barrier.wait();
                     let g = Guard::new();
                     let actual = idx.get(key, &g).map(|v| v.to_vec());
                     {
-                        let last = last.lock().unwrap();
+                        let last = last.lock().unwrap_or_else(|e| e.into_inner());
                         let candidates: Vec<&Option<Vec<u8>>> =
                             last.iter().filter_map(|m| m.as_ref()).collect();
                         if candidates.is_empty() {
@@ -420,6 +481,7 @@ fn stress_insert_remove_accounting() {
             let (idx, keys, barrier, inserts, removes, updates) =
                 (&idx, &keys, &barrier, &inserts, &removes, &updates);
             s.spawn(move || {
+                let _fail = barrier.guard();
                 let mut rng = Rng::new(555 + t as u64);
                 for round in 0..rounds {
                     for i in 0..ops {
@@ -452,7 +514,7 @@ fn stress_insert_remove_accounting() {
                             let ins = inserts[id].load(SeqCst);
                             let rem = removes[id].load(SeqCst);
                             let got = idx.get(key, &g);
-                            match ins - rem {
+                            match ins as i64 - rem as i64 {
                                 0 => assert_eq!(got, None, "key {id}: removed, yet present"),
                                 1 => {
                                     decode(key, got.expect("inserted, yet absent: lost write"));

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::{BuildHasher, Hash};
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use scc::{Comparable, Equivalent, Guard};
@@ -61,7 +61,7 @@ fn tricky_keys() -> Vec<Vec<u8>> {
         keys.push(v);
     }
     let mut rng = Rng::new(7);
-    for _ in 0..200 {
+    for _ in 0..if cfg!(miri) { 20 } else { 200 } {
         let len = rng.below(34) as usize;
         // Small alphabet: many shared prefixes.
         keys.push((0..len).map(|_| (rng.below(3)) as u8).collect());
@@ -70,9 +70,7 @@ fn tricky_keys() -> Vec<Vec<u8>> {
 }
 
 fn hash_of<T: Hash + ?Sized>(b: &KeyHashBuilder, t: &T) -> u64 {
-    let mut h = b.build_hasher();
-    t.hash(&mut h);
-    h.finish()
+    b.hash_one(t)
 }
 
 #[test]
@@ -116,21 +114,35 @@ fn key_inline_heap_boundary() {
 fn hasher_spreads_short_keys() {
     // Sequential 8-byte keys must not collide in the low or high bits more than chance.
     let b = KeyHashBuilder::default();
+    let n: u64 = if cfg!(miri) { 256 } else { 4096 };
     let mut low = std::collections::HashSet::new();
     let mut high = std::collections::HashSet::new();
-    for i in 0u64..4096 {
+    for i in 0u64..n {
         let h = hash_of(&b, &Key::new(&i.to_be_bytes()));
         low.insert(h & 0xffff);
         high.insert(h >> 48);
     }
-    assert!(low.len() > 3800 && high.len() > 3800, "{} {}", low.len(), high.len());
+    let min = (n * 93 / 100) as usize;
+    assert!(
+        low.len() > min && high.len() > min,
+        "{} {}",
+        low.len(),
+        high.len()
+    );
 }
 
 #[test]
 fn value_layout_and_boundary() {
     assert_eq!(std::mem::size_of::<Data>(), 32);
     assert!(std::mem::size_of::<Version>() <= 56);
-    for len in [0usize, 1, INLINE_VALUE_LEN - 1, INLINE_VALUE_LEN, INLINE_VALUE_LEN + 1, 4096] {
+    for len in [
+        0usize,
+        1,
+        INLINE_VALUE_LEN - 1,
+        INLINE_VALUE_LEN,
+        INLINE_VALUE_LEN + 1,
+        4096,
+    ] {
         let bytes: Vec<u8> = (0..len).map(|i| i as u8).collect();
         let d = Data::value(&bytes);
         assert_eq!(matches!(d, Data::Inline { .. }), len <= INLINE_VALUE_LEN);
@@ -141,7 +153,10 @@ fn value_layout_and_boundary() {
     assert_eq!(Data::Tombstone.bytes(), None);
     let v = Version::committed(Data::value(b"x"));
     assert!(v.is_globally_visible());
-    assert_eq!(v.commit_ts.load(std::sync::atomic::Ordering::Relaxed), TS_NONE);
+    assert_eq!(
+        v.commit_ts.load(std::sync::atomic::Ordering::Relaxed),
+        TS_NONE
+    );
 }
 
 #[test]
@@ -223,7 +238,7 @@ fn remove_and_reinsert() {
     assert_eq!(idx.remove(b"k"), Ok(()));
     assert_eq!(idx.insert_new(b"k", b"c"), Ok(()));
     assert_eq!(idx.get(b"k", &g), Some(&b"c"[..]));
-    for i in 0..100u32 {
+    for i in 0..if cfg!(miri) { 10u32 } else { 100 } {
         idx.remove(b"k").unwrap();
         assert_eq!(idx.get(b"k", &g), None);
         idx.insert_new(b"k", &i.to_be_bytes()).unwrap();
@@ -253,14 +268,21 @@ fn long_keys_and_values() {
     let idx = Index::new();
     let g = Guard::new();
     let big_key: Vec<u8> = (0..1000).map(|i| (i * 7) as u8).collect();
-    let big_val: Vec<u8> = (0..100_000).map(|i| (i * 13) as u8).collect();
+    let val_len = if cfg!(miri) { 2_000 } else { 100_000 };
+    let big_val: Vec<u8> = (0..val_len).map(|i| (i * 13) as u8).collect();
     idx.upsert(&big_key, &big_val);
     assert_eq!(idx.get(&big_key, &g), Some(&big_val[..]));
     let mut other = big_key.clone();
     other.push(0);
     assert_eq!(idx.get(&other, &g), None);
-    assert_eq!(idx.seek(&other, Seek::Lt, &g), Some((&big_key[..], &big_val[..])));
-    assert_eq!(idx.seek(&big_key[..999], Seek::Gt, &g).map(|e| e.0), Some(&big_key[..]));
+    assert_eq!(
+        idx.seek(&other, Seek::Lt, &g),
+        Some((&big_key[..], &big_val[..]))
+    );
+    assert_eq!(
+        idx.seek(&big_key[..999], Seek::Gt, &g).map(|e| e.0),
+        Some(&big_key[..])
+    );
     idx.remove(&big_key).unwrap();
     assert_eq!(idx.get(&big_key, &g), None);
 }
@@ -312,13 +334,32 @@ fn model_seek<'m>(
 fn check_against_model(idx: &Index, model: &BTreeMap<Vec<u8>, Vec<u8>>, probes: &[Vec<u8>]) {
     let g = Guard::new();
     for p in probes {
-        assert_eq!(idx.get(p, &g), model.get(p).map(|v| v.as_slice()), "get {p:?}");
+        assert_eq!(
+            idx.get(p, &g),
+            model.get(p).map(|v| v.as_slice()),
+            "get {p:?}"
+        );
         for dir in [Seek::Ge, Seek::Gt, Seek::Le, Seek::Lt] {
-            assert_eq!(idx.seek(p, dir, &g), model_seek(model, p, dir), "seek {p:?} {dir:?}");
+            assert_eq!(
+                idx.seek(p, dir, &g),
+                model_seek(model, p, dir),
+                "seek {p:?} {dir:?}"
+            );
+            assert_eq!(
+                idx.seek_slow(p, dir, &g),
+                model_seek(model, p, dir),
+                "slow {p:?} {dir:?}"
+            );
         }
     }
-    let first = model.iter().next().map(|(k, v)| (k.as_slice(), v.as_slice()));
-    let last = model.iter().next_back().map(|(k, v)| (k.as_slice(), v.as_slice()));
+    let first = model
+        .iter()
+        .next()
+        .map(|(k, v)| (k.as_slice(), v.as_slice()));
+    let last = model
+        .iter()
+        .next_back()
+        .map(|(k, v)| (k.as_slice(), v.as_slice()));
     assert_eq!(idx.first(&g), first);
     assert_eq!(idx.last(&g), last);
     assert_eq!(idx.len_hint(), model.len());
@@ -334,7 +375,12 @@ fn seek_all_directions_present_absent_removed() {
         idx.upsert(&k, &[i]);
         model.insert(k, vec![i]);
     }
-    for k in [&b"\x32\x00"[..], b"\x32\x00\x00", b"\x32\x01", b"\x32\xff\xff\xff\xff\xff\xff\xff\xff"] {
+    for k in [
+        &b"\x32\x00"[..],
+        b"\x32\x00\x00",
+        b"\x32\x01",
+        b"\x32\xff\xff\xff\xff\xff\xff\xff\xff",
+    ] {
         idx.upsert(k, k);
         model.insert(k.to_vec(), k.to_vec());
     }
@@ -343,7 +389,8 @@ fn seek_all_directions_present_absent_removed() {
         idx.remove(&k).unwrap();
         model.remove(&k);
     }
-    let mut probes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+    let step = if cfg!(miri) { 7 } else { 1 };
+    let mut probes: Vec<Vec<u8>> = (0..=255u8).step_by(step).map(|b| vec![b]).collect();
     probes.push(vec![]);
     probes.extend(model.keys().cloned());
     for k in model.keys() {
@@ -352,13 +399,24 @@ fn seek_all_directions_present_absent_removed() {
         probes.push(k2);
         probes.push(k[..k.len() - 1].to_vec());
     }
-    probes.extend([vec![30, 0], vec![0x32, 0, 0, 0], vec![0x32, 0xff], vec![0xff; 20]]);
+    probes.extend([
+        vec![30, 0],
+        vec![0x32, 0, 0, 0],
+        vec![0x32, 0xff],
+        vec![0xff; 20],
+    ]);
     check_against_model(&idx, &model, &probes);
 
     let g = Guard::new();
     // Explicit spot checks around the removed key 30 and the ends.
-    assert_eq!(idx.seek(&[30], Seek::Ge, &g), Some((&[40u8][..], &[4u8][..])));
-    assert_eq!(idx.seek(&[30], Seek::Le, &g), Some((&[20u8][..], &[2u8][..])));
+    assert_eq!(
+        idx.seek(&[30], Seek::Ge, &g),
+        Some((&[40u8][..], &[4u8][..]))
+    );
+    assert_eq!(
+        idx.seek(&[30], Seek::Le, &g),
+        Some((&[20u8][..], &[2u8][..]))
+    );
     assert_eq!(idx.seek(&[20], Seek::Gt, &g).unwrap().0, &[40u8][..]);
     assert_eq!(idx.seek(&[40], Seek::Lt, &g).unwrap().0, &[20u8][..]);
     assert_eq!(idx.seek(&[], Seek::Ge, &g).unwrap().0, &[20u8][..]);
@@ -390,7 +448,11 @@ fn random_ops_match_model() {
     let idx = Index::new();
     let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
     let mut rng = Rng::new(42);
-    let (ops, space) = if cfg!(miri) { (300, 40) } else { (40_000, 3000) };
+    let (ops, space) = if cfg!(miri) {
+        (300, 40)
+    } else {
+        (40_000, 3000)
+    };
     let key_of = |i: u64| -> Vec<u8> {
         match i % 3 {
             0 => i.to_be_bytes().to_vec(),
@@ -438,7 +500,13 @@ fn random_ops_match_model() {
         walked.push((k.to_vec(), v.to_vec()));
         cur = idx.seek(k, Seek::Gt, &g);
     }
-    assert_eq!(walked, model.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<Vec<_>>());
+    assert_eq!(
+        walked,
+        model
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<Vec<_>>()
+    );
     let mut back = Vec::new();
     let mut cur = idx.last(&g);
     while let Some((k, v)) = cur {

@@ -1,8 +1,9 @@
 //! Value slots and their version chains.
 //!
-//! The index maps each key to a [`Slot`] (held as `scc::Shared<Slot>`: the tree may copy the
-//! handle bitwise when it splits a leaf, so every copy must point at the one slot that writers
-//! compare-and-swap; readers only dereference it and never touch its reference count).
+//! The index maps each key to a [`Slot`] (held as `scc::Shared<Slot>`: the tree and the hash
+//! index copy their values bitwise when they split a leaf or resize, so every copy must point at
+//! the one slot that writers compare-and-swap; readers only dereference it and never touch its
+//! reference count).
 //!
 //! A slot's `head` points to the newest [`Version`]; each version's `next` points to the one it
 //! replaced (newest first). Versions are immutable once published except for their stamp fields,
@@ -26,6 +27,9 @@
 //!   visibility today.
 //! - History no longer visible to any snapshot is cut by swapping a `next` to null (the cut-off
 //!   tail is released through the epoch scheme, like today's replaced versions).
+//! - Writers decide "live or not" (for `insert_new`, `update_existing`, `remove`) from the head
+//!   in one place, `Index::write`; with history that becomes the write-conflict check (head
+//!   written by another uncommitted transaction, or committed after the writer's snapshot).
 //! - A retired slot (head tagged [`RETIRED`]) stays as it is: retiring is only attempted by
 //!   `Index::reclaim`, whose policy then becomes "only when the tombstone is visible to all".
 
@@ -156,6 +160,10 @@ impl Slot {
     #[inline(always)]
     pub fn latest_value<'g>(&self, guard: &'g Guard) -> Option<&'g [u8]> {
         // A retired head is a null pointer: `as_ref` yields `None`.
-        self.head.load(Ordering::Acquire, guard).as_ref()?.data.bytes()
+        self.head
+            .load(Ordering::Acquire, guard)
+            .as_ref()?
+            .data
+            .bytes()
     }
 }
