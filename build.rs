@@ -26,8 +26,13 @@ fn main() {
         .write_to_file(&header);
 
     // The shim includes the generated header, so it always matches the Rust structs.
-    cc::Build::new()
-        .file(root.join("src/capi/shim.c"))
+    let mut shim = cc::Build::new();
+    // The shim handles no floating-point arguments: without this, every variadic entry spills
+    // eight vector registers for va_start.
+    if env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64") {
+        shim.flag_if_supported("-mgeneral-regs-only");
+    }
+    shim.file(root.join("src/capi/shim.c"))
         .include(&out)
         .flag_if_supported("-std=c11")
         .warnings(true)

@@ -31,10 +31,12 @@ static WT_CONNECTION *conn;
 static uint64_t rows = 10000;
 static volatile int phase; /* 0 warm-up, 1 measure, 2 stop */
 
+/* One per thread, padded so that no two threads write the same cache line. */
 typedef struct {
     pthread_t tid;
     uint64_t seed;
     uint64_t ops;
+    char pad[64];
 } worker;
 
 static uint64_t
@@ -50,11 +52,11 @@ next_rand(uint64_t *s)
 static uint64_t
 search_loop(WT_CURSOR *c, uint64_t *seed, uint64_t n, volatile int *stop_phase)
 {
-    uint64_t i, key, value, ops = 0;
+    uint64_t i, key, value, ops = 0, s = *seed;
     for (i = 0; n == 0 || i < n; i++) {
         if (stop_phase != NULL && (i & 1023) == 0 && *stop_phase != 1 && ops > 0)
             break;
-        key = next_rand(seed) % rows;
+        key = next_rand(&s) % rows;
         c->set_key(c, key);
         DIE(c->search(c));
         DIE(c->get_value(c, &value));
@@ -64,6 +66,7 @@ search_loop(WT_CURSOR *c, uint64_t *seed, uint64_t n, volatile int *stop_phase)
         }
         ops++;
     }
+    *seed = s;
     return ops;
 }
 

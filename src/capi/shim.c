@@ -33,24 +33,26 @@ typedef struct {
     ul_plan value;
 } ul_cursor;
 
-/* Implemented in Rust (src/capi/shim.rs). */
-extern void __unlatched_cursor_set_key(WT_CURSOR *cursor, const ul_arg *args, size_t n);
-extern void __unlatched_cursor_set_value(WT_CURSOR *cursor, const ul_arg *args, size_t n);
-extern int __unlatched_cursor_get_key(WT_CURSOR *cursor, ul_arg *out, size_t n);
-extern int __unlatched_cursor_get_value(WT_CURSOR *cursor, ul_arg *out, size_t n);
-extern int __unlatched_struct_plan(WT_SESSION *session, const char *format, uint8_t *kinds, size_t cap, size_t *np);
-extern int __unlatched_struct_pack(
+/* Implemented in Rust (src/capi/shim.rs). Hidden: they bind inside the library (no PLT
+ * indirection on the hot path) and stay out of its exported symbols. */
+#define UL_PRIVATE __attribute__((visibility("hidden")))
+extern UL_PRIVATE void __unlatched_cursor_set_key(WT_CURSOR *cursor, const ul_arg *args, size_t n);
+extern UL_PRIVATE void __unlatched_cursor_set_value(WT_CURSOR *cursor, const ul_arg *args, size_t n);
+extern UL_PRIVATE int __unlatched_cursor_get_key(WT_CURSOR *cursor, ul_arg *out, size_t n);
+extern UL_PRIVATE int __unlatched_cursor_get_value(WT_CURSOR *cursor, ul_arg *out, size_t n);
+extern UL_PRIVATE int __unlatched_struct_plan(WT_SESSION *session, const char *format, uint8_t *kinds, size_t cap, size_t *np);
+extern UL_PRIVATE int __unlatched_struct_pack(
   WT_SESSION *session, void *buffer, size_t len, const char *format, const ul_arg *args, size_t n);
-extern int __unlatched_struct_size(
+extern UL_PRIVATE int __unlatched_struct_size(
   WT_SESSION *session, size_t *lenp, const char *format, const ul_arg *args, size_t n);
-extern int __unlatched_struct_unpack(
+extern UL_PRIVATE int __unlatched_struct_unpack(
   WT_SESSION *session, const void *buffer, size_t len, const char *format, ul_arg *out, size_t n);
-extern int __unlatched_unsupported(WT_SESSION *session, const char *method);
+extern UL_PRIVATE int __unlatched_unsupported(WT_SESSION *session, const char *method);
 
 /* Formats with more fields than this use the heap. */
 #define UL_INLINE 16
 
-static void
+static inline void
 ul_collect(const uint8_t *kinds, size_t n, ul_arg *args, va_list *ap)
 {
     size_t i;
@@ -103,7 +105,7 @@ ul_collect(const uint8_t *kinds, size_t n, ul_arg *args, va_list *ap)
     }
 }
 
-static void
+static inline void
 ul_store(const uint8_t *kinds, size_t n, const ul_arg *out, va_list *ap)
 {
     size_t i;
@@ -182,6 +184,13 @@ __ul_shim_set_key(WT_CURSOR *cursor, ...)
     ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
     va_start(ap, cursor);
+    if (c->key.n == 1) { /* the common single-field key: no array set-up */
+        ul_arg one;
+        ul_collect(c->key.kinds, 1, &one, &ap);
+        va_end(ap);
+        __unlatched_cursor_set_key(cursor, &one, 1);
+        return;
+    }
     UL_WITH_ARGS(c->key.n, args, __unlatched_cursor_set_key(cursor, NULL, c->key.n), {
         ul_collect(c->key.kinds, c->key.n, args, &ap);
         __unlatched_cursor_set_key(cursor, args, c->key.n);
@@ -195,6 +204,13 @@ __ul_shim_set_value(WT_CURSOR *cursor, ...)
     ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
     va_start(ap, cursor);
+    if (c->value.n == 1) {
+        ul_arg one;
+        ul_collect(c->value.kinds, 1, &one, &ap);
+        va_end(ap);
+        __unlatched_cursor_set_value(cursor, &one, 1);
+        return;
+    }
     UL_WITH_ARGS(c->value.n, args, __unlatched_cursor_set_value(cursor, NULL, c->value.n), {
         ul_collect(c->value.kinds, c->value.n, args, &ap);
         __unlatched_cursor_set_value(cursor, args, c->value.n);

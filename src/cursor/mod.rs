@@ -32,8 +32,10 @@ pub struct Cursor {
     config: CursorConfig,
     key: Held,
     value: Held,
-    /// The key of the record the cursor is on, valid while `positioned`.
+    /// The key of the record the cursor is on, valid while `positioned` (when `at_in_key`,
+    /// the key buffer holds it instead, saving a copy on every search).
     at: Vec<u8>,
+    at_in_key: bool,
     positioned: bool,
     /// Order of opening within the session (larger = newer), for the session's reset walk.
     seq: u64,
@@ -49,6 +51,7 @@ impl Cursor {
             key: Held::default(),
             value: Held::default(),
             at: Vec::new(),
+            at_in_key: false,
             positioned: false,
             seq,
         }
@@ -107,6 +110,11 @@ impl Cursor {
     /// and reported by the next operation that needs a key. The position is kept: `next`
     /// continues from the record.
     pub fn set_key_with(&mut self, pack: impl FnOnce(&Format, &mut Vec<u8>) -> Result<()>) {
+        if self.at_in_key {
+            // The key buffer holds the position: keep it as `at`, pack into `at`'s old buffer.
+            self.key.swap_bytes(&mut self.at);
+            self.at_in_key = false;
+        }
         let format = if self.config.raw { raw_format() } else { self.table.key_format() };
         self.key.set_app_with(|buf| pack(format, buf));
         if let Some(bytes) = self.key.bytes() {
@@ -153,14 +161,13 @@ impl Cursor {
     fn land(parts: Landing<'_>, record: (&[u8], &[u8]), epoch: u64) {
         parts.key.set_engine(record.0, epoch);
         parts.value.set_engine(record.1, epoch);
-        parts.at.clear();
-        parts.at.extend_from_slice(record.0);
+        *parts.at_in_key = true;
         *parts.positioned = true;
     }
 
     fn landing(&mut self) -> (&Table, Landing<'_>) {
-        let Cursor { table, key, value, at, positioned, .. } = self;
-        (table, Landing { key, value, at, positioned })
+        let Cursor { table, key, value, at, at_in_key, positioned, .. } = self;
+        (table, Landing { key, value, at, at_in_key, positioned })
     }
 
     /// `WT_CURSOR::search`.
@@ -172,10 +179,9 @@ impl Cursor {
         match table.index().get(key, &guard) {
             Some(value) => {
                 parts.value.set_engine(value, epoch);
-                parts.at.clear();
-                parts.at.extend_from_slice(key);
                 parts.key.mark_engine(epoch);
                 *parts.positioned = true;
+                *parts.at_in_key = true;
                 Ok(())
             }
             None => Err(Error::quiet(Kind::NotFound)),
@@ -219,8 +225,9 @@ impl Cursor {
         let positioned = self.positioned;
         let (table, parts) = self.landing();
         let index = table.index();
+        let at: &[u8] = if *parts.at_in_key { parts.key.raw() } else { parts.at };
         let found = match (positioned, dir) {
-            (true, _) => index.seek(parts.at, dir, &guard),
+            (true, _) => index.seek(at, dir, &guard),
             (false, Seek::Gt) => index.first(&guard),
             (false, _) => index.last(&guard),
         };
@@ -325,8 +332,7 @@ impl Cursor {
         } else if index.update_existing(self.key.raw(), self.value.raw()).is_err() {
             return Err(self.missing());
         }
-        self.at.clear();
-        self.at.extend_from_slice(self.key.raw());
+        self.at_in_key = true;
         self.key.mark_engine(epoch);
         self.value.mark_app();
         self.positioned = true;
@@ -384,6 +390,7 @@ struct Landing<'c> {
     key: &'c mut Held,
     value: &'c mut Held,
     at: &'c mut Vec<u8>,
+    at_in_key: &'c mut bool,
     positioned: &'c mut bool,
 }
 

@@ -54,12 +54,12 @@ impl Held {
     }
 
     /// `Ok` when set; the remembered `set_*` error, or EINVAL with `missing`, otherwise.
+    #[inline]
     pub fn check(&self, missing: &'static str) -> Result<()> {
-        match (&self.error, self.state) {
-            (Some(e), _) => Err(e.clone()),
-            (None, State::None) => Err(Error::invalid(missing)),
-            (None, _) => Ok(()),
+        if self.state != State::None && self.error.is_none() {
+            return Ok(());
         }
+        Err(self.error.clone().unwrap_or_else(|| Error::invalid(missing)))
     }
 
     /// The application sets the item.
@@ -130,8 +130,30 @@ impl Held {
     }
 
     fn fill(&mut self, bytes: &[u8]) {
-        self.bytes.clear();
-        self.bytes.extend_from_slice(bytes);
-        self.error = None;
+        copy_into(&mut self.bytes, bytes);
+        if self.error.is_some() {
+            self.error = None;
+        }
+    }
+
+    /// Makes these bytes the position copy `at` and keeps `at`'s old allocation for the item:
+    /// `set_key` after a positioning call saves the record's key without copying it.
+    pub fn swap_bytes(&mut self, at: &mut Vec<u8>) {
+        std::mem::swap(&mut self.bytes, at);
+    }
+}
+
+/// Replaces `dst` with `src`. Keys and values are mostly a few bytes, where a byte loop beats
+/// a call to `memcpy`.
+#[inline]
+pub fn copy_into(dst: &mut Vec<u8>, src: &[u8]) {
+    dst.clear();
+    if src.len() <= 16 {
+        dst.reserve(src.len());
+        for &b in src {
+            dst.push(b);
+        }
+    } else {
+        dst.extend_from_slice(src);
     }
 }

@@ -52,6 +52,11 @@ impl CursorSet {
         self.slab[id.0].as_deref().expect("cursor ids are valid while the cursor is open")
     }
 
+    /// A cursor, for calls that do not change whether it is positioned.
+    pub fn get_mut(&mut self, id: CursorId) -> &mut Cursor {
+        self.slab[id.0].as_deref_mut().expect("cursor ids are valid while the cursor is open")
+    }
+
     /// Runs `f` on one cursor, keeping the positioned count right.
     pub fn with<T>(&mut self, id: CursorId, f: impl FnOnce(&mut Cursor) -> T) -> T {
         let cursor = self.slab[id.0].as_deref_mut().expect("cursor ids are valid while the cursor is open");
@@ -178,12 +183,13 @@ impl Session {
 
     /// `WT_CURSOR::set_key`: `pack` writes the key in the cursor's API key format.
     pub fn set_key_with(&mut self, id: CursorId, pack: impl FnOnce(&Format, &mut Vec<u8>) -> Result<()>) {
-        self.cursors.with(id, |c| c.set_key_with(pack))
+        // Setting a key keeps the position, so the positioned count needs no bookkeeping.
+        self.cursors.get_mut(id).set_key_with(pack)
     }
 
     /// `WT_CURSOR::set_value`: `pack` writes the value in the cursor's API value format.
     pub fn set_value_with(&mut self, id: CursorId, pack: impl FnOnce(&Format, &mut Vec<u8>) -> Result<()>) {
-        self.cursors.with(id, |c| c.set_value_with(pack))
+        self.cursors.get_mut(id).set_value_with(pack)
     }
 
     /// `WT_CURSOR::reconfigure`.

@@ -32,12 +32,23 @@ pub const INLINE_KEY_LEN: usize = 22;
 /// `prefix_of(a) > prefix_of(b)` implies `a > b`.
 #[inline(always)]
 pub(crate) fn prefix_of(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
     if let Some(head) = bytes.first_chunk::<8>() {
         u64::from_be_bytes(*head)
+    } else if len >= 4 {
+        // Two overlapping 4-byte loads (no `memcpy` call): the first four bytes at the top, the
+        // last four ending at byte `len - 1`; overlapping bytes are equal, so OR merges them.
+        let head = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64;
+        let tail =
+            u32::from_be_bytes([bytes[len - 4], bytes[len - 3], bytes[len - 2], bytes[len - 1]])
+                as u64;
+        (head << 32) | (tail << (8 * (8 - len)))
+    } else if len > 0 {
+        // Bytes 0, len/2 and len-1 cover every byte of a 1..=3-byte key.
+        let (a, b, c) = (bytes[0] as u64, bytes[len / 2] as u64, bytes[len - 1] as u64);
+        (a << 56) | (b << (56 - 8 * (len / 2))) | (c << (56 - 8 * (len - 1)))
     } else {
-        let mut buf = [0u8; 8];
-        buf[..bytes.len()].copy_from_slice(bytes);
-        u64::from_be_bytes(buf)
+        0
     }
 }
 
@@ -101,7 +112,7 @@ impl Key {
     }
 
     /// Key length in bytes.
-    #[inline]
+    #[inline(always)]
     pub fn len(&self) -> usize {
         match &self.repr {
             Repr::Inline { len, .. } => *len as usize,
@@ -125,7 +136,9 @@ impl Key {
 impl PartialEq for Key {
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.prefix == other.prefix && self.as_bytes() == other.as_bytes()
+        self.prefix == other.prefix
+            && self.len() == other.len()
+            && (self.len() <= 8 || self.as_bytes()[8..] == other.as_bytes()[8..])
     }
 }
 
@@ -197,7 +210,10 @@ impl fmt::Debug for Probe<'_> {
 impl Equivalent<Key> for Probe<'_> {
     #[inline(always)]
     fn equivalent(&self, key: &Key) -> bool {
-        self.prefix == key.prefix && self.bytes == key.as_bytes()
+        // Equal prefixes and lengths decide keys of at most 8 bytes without loading them.
+        self.prefix == key.prefix
+            && self.bytes.len() == key.len()
+            && (self.bytes.len() <= 8 || self.bytes[8..] == key.as_bytes()[8..])
     }
 }
 
@@ -211,25 +227,25 @@ impl Comparable<Key> for Probe<'_> {
     }
 }
 
-/// Feeds the hash of key `bytes` with precomputed `prefix` into `state`.
+/// Feeds the hash of key `bytes` with precomputed `prefix` into `state`: one `u128` (prefix and
+/// length) for every key, then the bytes after the 8th for longer keys.
 #[inline(always)]
 fn hash_key<H: Hasher>(prefix: u64, bytes: &[u8], state: &mut H) {
-    state.write_u64(prefix);
-    state.write_u64(bytes.len() as u64);
+    state.write_u128(u128::from(prefix) | ((bytes.len() as u128) << 64));
     if bytes.len() > 8 {
         state.write(&bytes[8..]);
     }
 }
 
 impl Hash for Key {
-    #[inline]
+    #[inline(always)]
     fn hash<H: Hasher>(&self, state: &mut H) {
         hash_key(self.prefix, self.as_bytes(), state);
     }
 }
 
 impl Hash for Probe<'_> {
-    #[inline]
+    #[inline(always)]
     fn hash<H: Hasher>(&self, state: &mut H) {
         hash_key(self.prefix, self.bytes, state);
     }
@@ -244,7 +260,7 @@ pub struct KeyHashBuilder {
 impl Default for KeyHashBuilder {
     fn default() -> Self {
         KeyHashBuilder {
-            seed: RandomState::new().hash_one(0x5eed_u64) | 1,
+            seed: RandomState::new().hash_one(0x5eed_u64),
         }
     }
 }
@@ -258,19 +274,44 @@ impl BuildHasher for KeyHashBuilder {
     }
 }
 
-/// A fast hasher for short keys: a multiply-rotate mix per 8-byte word and a full avalanche at
-/// the end (the hash index uses both high and low bits).
-#[derive(Clone, Debug)]
-pub struct KeyHasher(u64);
+/// Multiplier constants (digits of pi, as in foldhash).
+const MUL_A: u64 = 0x243f_6a88_85a3_08d3;
+const MUL_B: u64 = 0x1319_8a2e_0370_7344;
 
-impl KeyHasher {
-    #[inline(always)]
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0 ^ word)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_left(29);
+/// The 128-bit product of `a` and `b`, its halves xor-ed: one `mul` instruction, every output
+/// bit depending on every input bit of both words.
+#[inline(always)]
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let full = u128::from(a) * u128::from(b);
+    (full as u64) ^ ((full >> 64) as u64)
+}
+
+/// Loads `bytes` (fewer than 8) into a `u64` without a `memcpy` call; distinct byte strings of
+/// one length load distinct words.
+#[inline(always)]
+fn load_short(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    if len >= 4 {
+        let head = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64;
+        let tail =
+            u32::from_le_bytes([bytes[len - 4], bytes[len - 3], bytes[len - 2], bytes[len - 1]])
+                as u64;
+        head | (tail << 32)
+    } else if len > 0 {
+        (bytes[0] as u64) | ((bytes[len / 2] as u64) << 8) | ((bytes[len - 1] as u64) << 16)
+    } else {
+        0
     }
 }
+
+/// A fast hasher for packed keys.
+///
+/// A key of at most 8 bytes hashes as one folded multiply of its prefix and length with the seed
+/// (a handful of instructions, no loop); longer keys add one folded multiply per further 8 bytes.
+/// Both the high bits (bucket index) and the low byte (the hash index's per-entry tag) come out
+/// well mixed.
+#[derive(Clone, Debug)]
+pub struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     #[inline]
@@ -278,27 +319,25 @@ impl Hasher for KeyHasher {
         let mut chunks = bytes.chunks_exact(8);
         for chunk in &mut chunks {
             let word = u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
-            self.mix(word);
+            self.0 = folded_multiply(self.0 ^ word, MUL_A);
         }
         let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut buf = [0u8; 8];
-            buf[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 56));
-        }
+        self.0 = folded_multiply(self.0 ^ load_short(rest), MUL_B ^ rest.len() as u64);
     }
 
     #[inline(always)]
     fn write_u64(&mut self, word: u64) {
-        self.mix(word);
+        self.0 = folded_multiply(self.0 ^ word, MUL_A);
+    }
+
+    #[inline(always)]
+    fn write_u128(&mut self, word: u128) {
+        // The high word (a key length) is small: it selects the multiplier.
+        self.0 = folded_multiply(self.0 ^ word as u64, MUL_B ^ (word >> 64) as u64);
     }
 
     #[inline(always)]
     fn finish(&self) -> u64 {
-        // MurmurHash3 fmix64.
-        let mut z = self.0;
-        z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-        z = (z ^ (z >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        z ^ (z >> 33)
+        self.0
     }
 }
