@@ -581,6 +581,9 @@ extern "C" {
  * Opens a database in `home` (NULL means "."; with `in_memory=true` nothing is written
  * there). On success `*connectionp` is the connection, shared by all threads and freed by
  * `WT_CONNECTION::close`. `event_handler` (may be NULL) must outlive the connection.
+ *
+ * # Safety
+ * Strings must be NULL or NUL-terminated; `connectionp` must be NULL or writable.
  */
 int wiredtiger_open(const char *home, WT_EVENT_HANDLER *event_handler, const char *config, WT_CONNECTION **connectionp);
 
@@ -593,6 +596,9 @@ const char *wiredtiger_strerror(int error);
 /**
  * The version string ("WiredTiger 11.3.1: …", the API level implemented) and its parts;
  * any pointer may be NULL. The string is static.
+ *
+ * # Safety
+ * Each pointer must be NULL or point to a writable `int`.
  */
 const char *wiredtiger_version(int *majorp, int *minorp, int *patchp);
 

@@ -67,14 +67,17 @@ pub fn free_handle(session: &mut SessionHandle, id: CursorId) {
 }
 
 unsafe extern "C" fn next(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { call(cursor, "WT_CURSOR.next", |s, id| s.core.next(id)) }
 }
 
 unsafe extern "C" fn prev(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { call(cursor, "WT_CURSOR.prev", |s, id| s.core.prev(id)) }
 }
 
 unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
         call(cursor, "WT_CURSOR.reset", |s, id| {
             s.core.reset_cursor(id);
@@ -84,10 +87,12 @@ unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
 }
 
 unsafe extern "C" fn search(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { call(cursor, "WT_CURSOR.search", |s, id| s.core.search(id)) }
 }
 
 unsafe extern "C" fn search_near(cursor: *mut WT_CURSOR, exactp: *mut c_int) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
         call(cursor, "WT_CURSOR.search_near", |s, id| {
             if exactp.is_null() {
@@ -102,18 +107,22 @@ unsafe extern "C" fn search_near(cursor: *mut WT_CURSOR, exactp: *mut c_int) -> 
 }
 
 unsafe extern "C" fn insert(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { call(cursor, "WT_CURSOR.insert", |s, id| s.core.insert(id)) }
 }
 
 unsafe extern "C" fn update(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { call(cursor, "WT_CURSOR.update", |s, id| s.core.update(id)) }
 }
 
 unsafe extern "C" fn remove(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { call(cursor, "WT_CURSOR.remove", |s, id| s.core.remove(id)) }
 }
 
 unsafe extern "C" fn reconfigure(cursor: *mut WT_CURSOR, config: *const c_char) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
         call(cursor, "WT_CURSOR.reconfigure", |s, id| {
             // SAFETY: the application's NUL-terminated string or NULL.
@@ -124,6 +133,7 @@ unsafe extern "C" fn reconfigure(cursor: *mut WT_CURSOR, config: *const c_char) 
 }
 
 unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
         call(cursor, "WT_CURSOR.close", |s, id| {
             s.core.close_cursor(id);
@@ -144,6 +154,7 @@ unsafe fn compare_keys(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, api: &str)
         }
     })?;
     let mut ordering = Err(code::EINVAL);
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     let rc = unsafe {
         call(cursor, api, |s, id| {
             let (other_key, other_table) = other_key.ok_or_else(|| Error::invalid("NULL cursor"))?;
@@ -164,6 +175,7 @@ unsafe fn compare_keys(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, api: &str)
 }
 
 unsafe extern "C" fn compare(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, comparep: *mut c_int) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     match unsafe { compare_keys(cursor, other, "WT_CURSOR.compare") } {
         Ok(o) if !comparep.is_null() => {
             // SAFETY: checked non-NULL; the application's out-parameter.
@@ -176,6 +188,7 @@ unsafe extern "C" fn compare(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, comp
 }
 
 unsafe extern "C" fn equals(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, equalp: *mut c_int) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     match unsafe { compare_keys(cursor, other, "WT_CURSOR.equals") } {
         Ok(o) if !equalp.is_null() => {
             // SAFETY: checked non-NULL; the application's out-parameter.
@@ -188,6 +201,7 @@ unsafe extern "C" fn equals(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, equal
 }
 
 unsafe extern "C" fn get_raw_key_value(cursor: *mut WT_CURSOR, key: *mut WT_ITEM, value: *mut WT_ITEM) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
         call(cursor, "WT_CURSOR.get_raw_key_value", |s, id| {
             let c = s.core.cursor(id);
@@ -208,30 +222,37 @@ unsafe extern "C" fn get_raw_key_value(cursor: *mut WT_CURSOR, key: *mut WT_ITEM
 
 /// Methods a later issue implements: `ENOTSUP` with a message naming them.
 unsafe fn not_yet(cursor: *mut WT_CURSOR, api: &str) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { call(cursor, api, |_, _| Err(Error::unsupported(format!("{api} is not supported yet")))) }
 }
 
 unsafe extern "C" fn modify(cursor: *mut WT_CURSOR, _entries: *mut WT_MODIFY, _nentries: c_int) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { not_yet(cursor, "WT_CURSOR.modify") }
 }
 
 unsafe extern "C" fn reserve(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { not_yet(cursor, "WT_CURSOR.reserve") }
 }
 
 unsafe extern "C" fn largest_key(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { not_yet(cursor, "WT_CURSOR.largest_key") }
 }
 
 unsafe extern "C" fn bound(cursor: *mut WT_CURSOR, _config: *const c_char) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { not_yet(cursor, "WT_CURSOR.bound") }
 }
 
 unsafe extern "C" fn cache(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { not_yet(cursor, "WT_CURSOR.cache") }
 }
 
 unsafe extern "C" fn reopen(cursor: *mut WT_CURSOR, _check_only: bool) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { not_yet(cursor, "WT_CURSOR.reopen") }
 }
 

@@ -17,6 +17,9 @@ use super::types::{WT_CONNECTION, WT_EVENT_HANDLER};
 /// Opens a database in `home` (NULL means "."; with `in_memory=true` nothing is written
 /// there). On success `*connectionp` is the connection, shared by all threads and freed by
 /// `WT_CONNECTION::close`. `event_handler` (may be NULL) must outlive the connection.
+///
+/// # Safety
+/// Strings must be NULL or NUL-terminated; `connectionp` must be NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn wiredtiger_open(
     home: *const c_char,
@@ -66,6 +69,9 @@ pub extern "C" fn wiredtiger_strerror(error: c_int) -> *const c_char {
 
 /// The version string ("WiredTiger 11.3.1: …", the API level implemented) and its parts;
 /// any pointer may be NULL. The string is static.
+///
+/// # Safety
+/// Each pointer must be NULL or point to a writable `int`.
 #[no_mangle]
 pub unsafe extern "C" fn wiredtiger_version(majorp: *mut c_int, minorp: *mut c_int, patchp: *mut c_int) -> *const c_char {
     static VERSION: OnceLock<CString> = OnceLock::new();

@@ -13,11 +13,22 @@ const ENOMEM: i32 = 12;
 pub enum PackError {
     /// A character that is not a type (also used for a count with no type after it, reported
     /// as `'\0'` like the reference, and for formats that would need too many C arguments).
-    InvalidType { ch: char, format: String },
+    InvalidType {
+        /// The offending character.
+        ch: char,
+        /// The format, without a leading `.`.
+        format: String,
+    },
     /// `0s`: a fixed-length string needs at least one byte.
-    FixedStringZero { format: String },
+    FixedStringZero {
+        /// The format, without a leading `.`.
+        format: String,
+    },
     /// `t` width outside 1..=8.
-    BitfieldSize { format: String },
+    BitfieldSize {
+        /// The format, without a leading `.`.
+        format: String,
+    },
     /// `<`, `>` or `@` as the first character of a format of two or more characters.
     BadPrefix,
     /// The packed bytes do not fit in the caller's buffer.
@@ -26,7 +37,12 @@ pub enum PackError {
     /// Pack: an argument of the wrong kind (bytes for an integer field or the reverse).
     Corrupt,
     /// `pack` was given a different number of arguments than the format has C arguments.
-    ArgCount { expected: usize, got: usize },
+    ArgCount {
+        /// C arguments the format takes.
+        expected: usize,
+        /// Arguments given.
+        got: usize,
+    },
 }
 
 /// Error constructors for `ok_or_else`: building the error eagerly with `ok_or` costs a

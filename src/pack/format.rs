@@ -103,6 +103,7 @@ impl Field {
         self.ch as char
     }
 
+    /// How the field is encoded.
     pub fn kind(&self) -> FieldKind {
         self.kind
     }
@@ -316,6 +317,7 @@ impl Format {
         &self.cargs
     }
 
+    /// The parsed fields, in order (repeat counts kept on each field).
     pub fn fields(&self) -> &[Field] {
         &self.fields
     }

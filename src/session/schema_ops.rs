@@ -61,9 +61,7 @@ impl Session {
     /// `WT_SESSION::open_cursor` on a URI.
     pub fn open_cursor(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<CursorId> {
         let cursor_config = if config::is_trivial(config) {
-            let mut c = CursorConfig::default();
-            c.overwrite = config != Some("overwrite=false");
-            c
+            CursorConfig { overwrite: config != Some("overwrite=false"), ..CursorConfig::default() }
         } else {
             CursorConfig::from_open(&config::validate(Method::OpenCursor, config, None)?)
         };
