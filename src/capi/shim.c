@@ -266,83 +266,100 @@ __ul_shim_log_printf(WT_SESSION *session, const char *format, ...)
     return __unlatched_unsupported(session, "WT_SESSION.log_printf");
 }
 
-/* Asks Rust for the argument kinds of `format`; heap-allocates when there are many. */
-static int
-ul_plan_for(WT_SESSION *session, const char *format, uint8_t *small, size_t cap, uint8_t **kindsp, size_t *np)
+#define UL_PLAN_CAP 64
+
+/* The argument kinds of a `wiredtiger_struct_*` format and an array for the arguments, on the
+ * stack unless the format has many fields. */
+typedef struct {
+    uint8_t small_kinds[UL_PLAN_CAP];
+    ul_arg small_args[UL_INLINE];
+    uint8_t *kinds;
+    ul_arg *args;
+    size_t n;
+} ul_frame;
+
+static void
+ul_frame_close(ul_frame *f)
 {
-    int ret = __unlatched_struct_plan(session, format, small, cap, np);
-    *kindsp = small;
-    if (ret == 0 && *np > cap) {
-        if ((*kindsp = malloc(*np)) == NULL)
-            return ENOMEM;
-        ret = __unlatched_struct_plan(session, format, *kindsp, *np, np);
-    }
-    return ret;
+    if (f->kinds != f->small_kinds)
+        free(f->kinds);
+    if (f->args != f->small_args)
+        free(f->args);
 }
 
-#define UL_PLAN_CAP 64
+/* Asks Rust for the plan of `format` (reporting a bad format) and sizes the argument array. */
+static int
+ul_frame_open(ul_frame *f, WT_SESSION *session, const char *format)
+{
+    int ret;
+    f->kinds = f->small_kinds;
+    f->args = f->small_args;
+    f->n = 0;
+    if ((ret = __unlatched_struct_plan(session, format, f->kinds, UL_PLAN_CAP, &f->n)) != 0)
+        return ret;
+    if (f->n > UL_PLAN_CAP) {
+        if ((f->kinds = malloc(f->n)) == NULL) {
+            f->kinds = f->small_kinds;
+            return ENOMEM;
+        }
+        if ((ret = __unlatched_struct_plan(session, format, f->kinds, f->n, &f->n)) != 0) {
+            ul_frame_close(f);
+            return ret;
+        }
+    }
+    if (f->n > UL_INLINE && (f->args = malloc(f->n * sizeof(ul_arg))) == NULL) {
+        f->args = f->small_args;
+        ul_frame_close(f);
+        return ENOMEM;
+    }
+    return 0;
+}
 
 int
 wiredtiger_struct_pack(WT_SESSION *session, void *buffer, size_t len, const char *format, ...)
 {
-    uint8_t small[UL_PLAN_CAP], *kinds;
-    size_t n = 0;
+    ul_frame f;
     va_list ap;
-    int ret = ul_plan_for(session, format, small, UL_PLAN_CAP, &kinds, &n);
-    if (ret != 0)
+    int ret;
+    if ((ret = ul_frame_open(&f, session, format)) != 0)
         return ret;
-    ret = ENOMEM;
-    UL_WITH_ARGS(n, args, (void)0, {
-        va_start(ap, format);
-        ul_collect(kinds, n, args, &ap);
-        va_end(ap);
-        ret = __unlatched_struct_pack(session, buffer, len, format, args, n);
-    });
-    if (kinds != small)
-        free(kinds);
+    va_start(ap, format);
+    ul_collect(f.kinds, f.n, f.args, &ap);
+    va_end(ap);
+    ret = __unlatched_struct_pack(session, buffer, len, format, f.args, f.n);
+    ul_frame_close(&f);
     return ret;
 }
 
 int
 wiredtiger_struct_size(WT_SESSION *session, size_t *lenp, const char *format, ...)
 {
-    uint8_t small[UL_PLAN_CAP], *kinds;
-    size_t n = 0;
+    ul_frame f;
     va_list ap;
-    int ret = ul_plan_for(session, format, small, UL_PLAN_CAP, &kinds, &n);
-    if (ret != 0)
+    int ret;
+    if ((ret = ul_frame_open(&f, session, format)) != 0)
         return ret;
-    ret = ENOMEM;
-    UL_WITH_ARGS(n, args, (void)0, {
-        va_start(ap, format);
-        ul_collect(kinds, n, args, &ap);
-        va_end(ap);
-        ret = __unlatched_struct_size(session, lenp, format, args, n);
-    });
-    if (kinds != small)
-        free(kinds);
+    va_start(ap, format);
+    ul_collect(f.kinds, f.n, f.args, &ap);
+    va_end(ap);
+    ret = __unlatched_struct_size(session, lenp, format, f.args, f.n);
+    ul_frame_close(&f);
     return ret;
 }
 
 int
 wiredtiger_struct_unpack(WT_SESSION *session, const void *buffer, size_t len, const char *format, ...)
 {
-    uint8_t small[UL_PLAN_CAP], *kinds;
-    size_t n = 0;
+    ul_frame f;
     va_list ap;
-    int ret = ul_plan_for(session, format, small, UL_PLAN_CAP, &kinds, &n);
-    if (ret != 0)
+    int ret;
+    if ((ret = ul_frame_open(&f, session, format)) != 0)
         return ret;
-    ret = ENOMEM;
-    UL_WITH_ARGS(n, out, (void)0, {
-        ret = __unlatched_struct_unpack(session, buffer, len, format, out, n);
-        if (ret == 0) {
-            va_start(ap, format);
-            ul_store(kinds, n, out, &ap);
-            va_end(ap);
-        }
-    });
-    if (kinds != small)
-        free(kinds);
+    if ((ret = __unlatched_struct_unpack(session, buffer, len, format, f.args, f.n)) == 0) {
+        va_start(ap, format);
+        ul_store(f.kinds, f.n, f.args, &ap);
+        va_end(ap);
+    }
+    ul_frame_close(&f);
     return ret;
 }

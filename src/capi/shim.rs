@@ -204,11 +204,7 @@ unsafe fn struct_call(
             .and_then(|f| body(&f));
         match (result, handle) {
             (Ok(()), _) => 0,
-            (Err(e), Some(h)) => {
-                let prefix = h.conn().core.error_prefix();
-                let events = h.events;
-                fail(&e, events, h.as_ptr(), &prefix, api)
-            }
+            (Err(e), Some(h)) => report(h, &e, api),
             (Err(e), None) => fail(&e, Events::default(), session, "", api),
         }
     })
@@ -312,11 +308,7 @@ pub unsafe extern "C" fn __unlatched_unsupported(session: *mut WT_SESSION, metho
         let api = unsafe { c_str(method) }.ok().flatten().unwrap_or("");
         // SAFETY: the application's live session (or NULL).
         match unsafe { SessionHandle::from_ptr(session) } {
-            Some(h) => {
-                let prefix = h.conn().core.error_prefix();
-                let events = h.events;
-                fail(&Error::unsupported("Operation not supported"), events, h.as_ptr(), &prefix, api)
-            }
+            Some(h) => report(h, &Error::unsupported("Operation not supported"), api),
             None => code::ENOTSUP,
         }
     })

@@ -259,33 +259,31 @@ impl Cursor {
         // (traces/README.md §5.3): it survives this write failing.
         self.value.mark_app();
         let index = self.table.index();
-        if !self.config.overwrite {
-            let guard = Guard::new();
-            if let Some(stored) = index.get(self.key.raw(), &guard) {
-                // The stored value becomes the application's copy (it survives failures).
-                self.value.set_engine(stored, epoch);
-                self.value.mark_app();
-                self.key.mark_app();
-                self.positioned = false;
-                return Err(Error::quiet(Kind::DuplicateKey));
-            }
+        if !self.config.overwrite && self.exists() {
+            return Err(self.duplicate(epoch));
         }
         check_isolation(can_write)?;
         if self.config.overwrite {
             index.upsert(self.key.raw(), self.value.raw());
         } else if index.insert_new(self.key.raw(), self.value.raw()).is_err() {
             // Inserted concurrently since the check above.
-            let guard = Guard::new();
-            if let Some(stored) = index.get(self.key.raw(), &guard) {
-                self.value.set_engine(stored, epoch);
-                self.value.mark_app();
-            }
-            self.key.mark_app();
-            self.positioned = false;
-            return Err(Error::quiet(Kind::DuplicateKey));
+            return Err(self.duplicate(epoch));
         }
         self.reset();
         Ok(())
+    }
+
+    /// `WT_DUPLICATE_KEY`: the key stays, and the stored value becomes the application's copy
+    /// (it survives later failures).
+    fn duplicate(&mut self, epoch: u64) -> Error {
+        let guard = Guard::new();
+        if let Some(stored) = self.table.index().get(self.key.raw(), &guard) {
+            self.value.set_engine(stored, epoch);
+            self.value.mark_app();
+        }
+        self.key.mark_app();
+        self.positioned = false;
+        Error::quiet(Kind::DuplicateKey)
     }
 
     /// Insert with a new record number one past the largest; `get_key` then returns it.
