@@ -78,11 +78,12 @@ impl Kind {
 }
 
 /// An error: its kind plus the messages the event handler receives (none for the quiet ones,
-/// such as `WT_NOTFOUND` or a missing object).
+/// such as `WT_NOTFOUND` or a missing object). Two words, so a `Result<(), Error>` comes back
+/// in registers on the hot paths; messages live behind one pointer, allocated only when set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
     kind: Kind,
-    messages: Vec<Cow<'static, str>>,
+    messages: Option<Box<Vec<Cow<'static, str>>>>,
 }
 
 /// Result alias used across the core.
@@ -91,12 +92,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// An error that reports no message.
     pub const fn quiet(kind: Kind) -> Self {
-        Error { kind, messages: Vec::new() }
+        Error { kind, messages: None }
     }
 
     /// An error with one message.
     pub fn new(kind: Kind, message: impl Into<Cow<'static, str>>) -> Self {
-        Error { kind, messages: vec![message.into()] }
+        Error { kind, messages: Some(Box::new(vec![message.into()])) }
     }
 
     /// `EINVAL` with a message.
@@ -121,7 +122,7 @@ impl Error {
 
     /// Messages for the event handler, in order.
     pub fn messages(&self) -> impl Iterator<Item = &str> {
-        self.messages.iter().map(|m| m.as_ref())
+        self.messages.iter().flat_map(|m| m.iter()).map(|m| m.as_ref())
     }
 
     /// Whether this is `WT_NOTFOUND`.
@@ -132,7 +133,7 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.messages.first() {
+        match self.messages().next() {
             Some(m) => write!(f, "{m}: {}", strerror(self.code())),
             None => f.write_str(&strerror(self.code())),
         }
@@ -155,7 +156,7 @@ impl From<crate::config::ConfigError> for Error {
     fn from(e: crate::config::ConfigError) -> Self {
         Error {
             kind: Kind::Invalid,
-            messages: e.messages().iter().cloned().map(Cow::Owned).collect(),
+            messages: Some(Box::new(e.messages().iter().cloned().map(Cow::Owned).collect())),
         }
     }
 }
@@ -206,6 +207,12 @@ mod tests {
         assert_eq!(strerror(2), "No such file or directory");
         assert_eq!(strerror(12345), "Unknown error 12345");
         assert_eq!(strerror(-31850), "error return: -31850");
+    }
+
+    #[test]
+    fn errors_are_two_words() {
+        assert_eq!(std::mem::size_of::<Error>(), 16);
+        assert_eq!(std::mem::size_of::<Result<(), Error>>(), 16);
     }
 
     #[test]
