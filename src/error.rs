@@ -83,6 +83,7 @@ impl Kind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
     kind: Kind,
+    #[allow(clippy::box_collection)] // one pointer keeps `Result<(), Error>` in registers
     messages: Option<Box<Vec<Cow<'static, str>>>>,
 }
 

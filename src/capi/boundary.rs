@@ -60,3 +60,18 @@ pub fn fail(e: &Error, events: Events, session: *mut WT_SESSION, prefix: &str, a
     }
     e.code()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_the_default_result() {
+        install_panic_hook();
+        let rc = guard("test", code::WT_PANIC, || -> i32 { panic!("boom") });
+        assert_eq!(rc, code::WT_PANIC);
+        // The hook captured the message for the boundary, which consumed it.
+        LAST_PANIC.with(|p| assert!(p.borrow().is_none()));
+        assert_eq!(guard("test", -1, || 7), 7);
+    }
+}

@@ -143,17 +143,40 @@ impl Held {
     }
 }
 
-/// Replaces `dst` with `src`. Keys and values are mostly a few bytes, where a byte loop beats
-/// a call to `memcpy`.
+/// Replaces `dst` with `src`. Keys and values are mostly a few bytes: copying them with a
+/// fixed size per length avoids a call to `memcpy`.
 #[inline]
 pub fn copy_into(dst: &mut Vec<u8>, src: &[u8]) {
+    fn fixed<const N: usize>(dst: &mut Vec<u8>, src: &[u8]) {
+        let bytes: &[u8; N] = src.try_into().expect("the caller matched the length");
+        dst.extend_from_slice(bytes);
+    }
     dst.clear();
-    if src.len() <= 16 {
-        dst.reserve(src.len());
-        for &b in src {
-            dst.push(b);
+    match src.len() {
+        0 => {}
+        1 => fixed::<1>(dst, src),
+        2 => fixed::<2>(dst, src),
+        3 => fixed::<3>(dst, src),
+        4 => fixed::<4>(dst, src),
+        5 => fixed::<5>(dst, src),
+        6 => fixed::<6>(dst, src),
+        7 => fixed::<7>(dst, src),
+        8 => fixed::<8>(dst, src),
+        _ => dst.extend_from_slice(src),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_into_every_small_length() {
+        let src: Vec<u8> = (0..40).collect();
+        let mut dst = vec![9; 3];
+        for n in 0..40 {
+            copy_into(&mut dst, &src[..n]);
+            assert_eq!(dst, &src[..n]);
         }
-    } else {
-        dst.extend_from_slice(src);
     }
 }

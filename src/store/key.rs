@@ -12,8 +12,10 @@
 //! at most 8 bytes long (then the shorter key is a prefix of the longer one), else by comparing the
 //! bytes after the 8th.
 //!
-//! Hashing (for the point-lookup hash index) uses the same decomposition: the prefix, the length,
-//! then the bytes after the 8th, through [`KeyHasher`]; [`Key`] and [`Probe`] hash identically.
+//! Hashing (for the point-lookup hash index) uses the same decomposition: the prefix and the
+//! length (one folded multiply), then the bytes after the 8th, through [`KeyHasher`]; [`Key`],
+//! [`Probe`] and `ShortKey` (the plain-data form of a key of at most 8 bytes, which the prefix
+//! and length determine) hash identically.
 
 use std::cmp::Ordering;
 use std::collections::hash_map::RandomState;
@@ -32,23 +34,26 @@ pub const INLINE_KEY_LEN: usize = 22;
 /// `prefix_of(a) > prefix_of(b)` implies `a > b`.
 #[inline(always)]
 pub(crate) fn prefix_of(bytes: &[u8]) -> u64 {
-    let len = bytes.len();
-    if let Some(head) = bytes.first_chunk::<8>() {
-        u64::from_be_bytes(*head)
-    } else if len >= 4 {
-        // Two overlapping 4-byte loads (no `memcpy` call): the first four bytes at the top, the
-        // last four ending at byte `len - 1`; overlapping bytes are equal, so OR merges them.
-        let head = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64;
-        let tail =
-            u32::from_be_bytes([bytes[len - 4], bytes[len - 3], bytes[len - 2], bytes[len - 1]])
-                as u64;
-        (head << 32) | (tail << (8 * (8 - len)))
-    } else if len > 0 {
-        // Bytes 0, len/2 and len-1 cover every byte of a 1..=3-byte key.
-        let (a, b, c) = (bytes[0] as u64, bytes[len / 2] as u64, bytes[len - 1] as u64);
-        (a << 56) | (b << (56 - 8 * (len / 2))) | (c << (56 - 8 * (len - 1)))
-    } else {
-        0
+    // One case per short length (a jump table, fixed-size loads, no `memcpy` call).
+    match *bytes {
+        [] => 0,
+        [a] => u64::from(a) << 56,
+        [a, b] => u64::from(u16::from_be_bytes([a, b])) << 48,
+        [a, b, c] => (u64::from(u16::from_be_bytes([a, b])) << 48) | (u64::from(c) << 40),
+        [a, b, c, d] => u64::from(u32::from_be_bytes([a, b, c, d])) << 32,
+        [a, b, c, d, e] => {
+            (u64::from(u32::from_be_bytes([a, b, c, d])) << 32) | (u64::from(e) << 24)
+        }
+        [a, b, c, d, e, f] => {
+            (u64::from(u32::from_be_bytes([a, b, c, d])) << 32)
+                | (u64::from(u16::from_be_bytes([e, f])) << 16)
+        }
+        [a, b, c, d, e, f, g] => {
+            (u64::from(u32::from_be_bytes([a, b, c, d])) << 32)
+                | (u64::from(u16::from_be_bytes([e, f])) << 16)
+                | (u64::from(g) << 8)
+        }
+        [a, b, c, d, e, f, g, h, ..] => u64::from_be_bytes([a, b, c, d, e, f, g, h]),
     }
 }
 
@@ -199,6 +204,15 @@ impl<'a> Probe<'a> {
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes
     }
+
+    /// The probed key as a [`ShortKey`], if it has at most [`SHORT_KEY_LEN`] bytes.
+    #[inline(always)]
+    pub(crate) fn short(&self) -> Option<ShortKey> {
+        (self.bytes.len() <= SHORT_KEY_LEN).then_some(ShortKey {
+            prefix: self.prefix,
+            len: self.bytes.len() as u64,
+        })
+    }
 }
 
 impl fmt::Debug for Probe<'_> {
@@ -217,6 +231,14 @@ impl Equivalent<Key> for Probe<'_> {
     }
 }
 
+/// Writers probe the short-key hash index with a [`Probe`] (only `Index::get` uses a [`ShortKey`]).
+impl Equivalent<ShortKey> for Probe<'_> {
+    #[inline(always)]
+    fn equivalent(&self, key: &ShortKey) -> bool {
+        self.prefix == key.prefix && self.bytes.len() as u64 == key.len
+    }
+}
+
 impl Comparable<Key> for Probe<'_> {
     #[inline(always)]
     fn compare(&self, key: &Key) -> Ordering {
@@ -224,6 +246,41 @@ impl Comparable<Key> for Probe<'_> {
             Ordering::Equal => cmp_after_prefix(self.bytes, key.as_bytes()),
             unequal => unequal,
         }
+    }
+}
+
+/// Longest key that has a [`ShortKey`] form.
+pub(crate) const SHORT_KEY_LEN: usize = 8;
+
+/// A key of at most [`SHORT_KEY_LEN`] bytes, held as its prefix ([`prefix_of`]) and length,
+/// which determine its bytes.
+///
+/// Plain data: `Copy`, no destructor, equality is two integer comparisons. The point-lookup
+/// hash index keeps short keys in this form: that index's whole look-up then inlines into
+/// `Index::get` (a `HashIndex` keyed by [`Key`] stays two out-of-line calls), and its entries
+/// take 24 bytes instead of 40.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct ShortKey {
+    prefix: u64,
+    len: u64,
+}
+
+impl ShortKey {
+    /// The short form of `bytes`, if they are at most [`SHORT_KEY_LEN`] bytes long.
+    #[inline(always)]
+    pub(crate) fn new(bytes: &[u8]) -> Option<Self> {
+        (bytes.len() <= SHORT_KEY_LEN).then(|| ShortKey {
+            prefix: prefix_of(bytes),
+            len: bytes.len() as u64,
+        })
+    }
+}
+
+impl Hash for ShortKey {
+    #[inline(always)]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // The same words `hash_key` feeds for a key of at most 8 bytes.
+        state.write_u128(u128::from(self.prefix) | (u128::from(self.len) << 64));
     }
 }
 
@@ -278,8 +335,8 @@ impl BuildHasher for KeyHashBuilder {
 const MUL_A: u64 = 0x243f_6a88_85a3_08d3;
 const MUL_B: u64 = 0x1319_8a2e_0370_7344;
 
-/// The 128-bit product of `a` and `b`, its halves xor-ed: one `mul` instruction, every output
-/// bit depending on every input bit of both words.
+/// The 128-bit product of `a` and `b`, its halves xor-ed: one `mul` instruction; the high half
+/// mixes every input bit into every output bit.
 #[inline(always)]
 fn folded_multiply(a: u64, b: u64) -> u64 {
     let full = u128::from(a) * u128::from(b);
@@ -293,9 +350,12 @@ fn load_short(bytes: &[u8]) -> u64 {
     let len = bytes.len();
     if len >= 4 {
         let head = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64;
-        let tail =
-            u32::from_le_bytes([bytes[len - 4], bytes[len - 3], bytes[len - 2], bytes[len - 1]])
-                as u64;
+        let tail = u32::from_le_bytes([
+            bytes[len - 4],
+            bytes[len - 3],
+            bytes[len - 2],
+            bytes[len - 1],
+        ]) as u64;
         head | (tail << 32)
     } else if len > 0 {
         (bytes[0] as u64) | ((bytes[len / 2] as u64) << 8) | ((bytes[len - 1] as u64) << 16)
@@ -338,6 +398,8 @@ impl Hasher for KeyHasher {
 
     #[inline(always)]
     fn finish(&self) -> u64 {
-        self.0
+        // One more round: a single folded multiply of a mostly-zero word (short varint keys)
+        // leaves some output bits weak under some seeds.
+        folded_multiply(self.0, MUL_B)
     }
 }

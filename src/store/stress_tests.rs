@@ -398,9 +398,15 @@ fn stress_insert_new_and_remove_races() {
 /// thread.
 #[test]
 fn stress_single_key_churn() {
+    // A heap key (the long-key hash index) and a 2-byte key (the short-key hash index).
+    single_key_churn(&key_of(2));
+    single_key_churn(&key_of(3));
+}
+
+fn single_key_churn(key: &[u8]) {
     const THREADS: usize = 4;
     let idx = Index::new();
-    let key = key_of(2); // a heap key
+    let key = key.to_vec();
     let rounds = scaled(200, 2);
     let ops = scaled(100, 5);
     let barrier = Barrier::new(THREADS);

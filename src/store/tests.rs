@@ -97,6 +97,90 @@ fn key_order_is_bytewise_prefix_first() {
 }
 
 #[test]
+fn prefix_is_zero_padded_big_endian_for_every_length() {
+    let mut rng = Rng::new(3);
+    for len in 0..=12usize {
+        for _ in 0..50 {
+            let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+            let mut padded = [0u8; 8];
+            let n = len.min(8);
+            padded[..n].copy_from_slice(&bytes[..n]);
+            assert_eq!(
+                super::key::prefix_of(&bytes),
+                u64::from_be_bytes(padded),
+                "{bytes:02x?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn short_key_form_hashes_and_compares_like_the_probe() {
+    let keys = tricky_keys();
+    let builder = KeyHashBuilder::default();
+    for a in &keys {
+        let pa = Probe::new(a);
+        let Some(sa) = pa.short() else {
+            assert!(a.len() > super::key::SHORT_KEY_LEN);
+            continue;
+        };
+        assert!(a.len() <= super::key::SHORT_KEY_LEN);
+        // Writers probe the short-key index with a `Probe`, `get` with the `ShortKey` form.
+        assert_eq!(hash_of(&builder, &pa), hash_of(&builder, &sa), "{a:?}");
+        assert_eq!(
+            hash_of(&builder, &Key::new(a)),
+            hash_of(&builder, &sa),
+            "{a:?}"
+        );
+        for b in &keys {
+            if let Some(sb) = Probe::new(b).short() {
+                assert_eq!(sa == sb, a == b, "{a:?} vs {b:?}");
+                assert_eq!(pa.equivalent(&sb), a == b, "{a:?} vs {b:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn short_and_long_keys_around_the_boundary() {
+    // Keys of 0..=12 bytes sharing their first bytes (and zero bytes, which the prefix pads
+    // with): each is its own entry, found by `get`, `seek` and after removal of the others.
+    let idx = Index::new();
+    let g = Guard::new();
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    for len in 0..=12usize {
+        keys.push(vec![0; len]);
+        keys.push((1..=len as u8).collect());
+    }
+    keys.sort();
+    keys.dedup();
+    for (i, k) in keys.iter().enumerate() {
+        idx.insert_new(k, &[i as u8]).unwrap();
+    }
+    assert_eq!(idx.tree_entries(), keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        assert_eq!(idx.get(k, &g), Some(&[i as u8][..]), "{k:?}");
+        assert_eq!(idx.seek(k, Seek::Ge, &g), Some((&k[..], &[i as u8][..])));
+    }
+    for (i, k) in keys.iter().enumerate() {
+        if i % 2 == 0 {
+            idx.remove(k).unwrap();
+        }
+    }
+    assert_eq!(idx.tree_entries(), keys.len() / 2);
+    for (i, k) in keys.iter().enumerate() {
+        let value = [i as u8];
+        let expect = (i % 2 == 1).then_some(&value[..]);
+        assert_eq!(idx.get(k, &g), expect, "{k:?}");
+        let mut longer = k.clone();
+        longer.push(0xff);
+        if !keys.contains(&longer) {
+            assert_eq!(idx.get(&longer, &g), None, "{longer:?}");
+        }
+    }
+}
+
+#[test]
 fn key_inline_heap_boundary() {
     assert_eq!(std::mem::size_of::<Key>(), 32);
     for len in 0..=INLINE_KEY_LEN + 2 {
@@ -123,6 +207,24 @@ fn hasher_spreads_short_keys() {
         high.insert(h >> 48);
     }
     let min = (n * 93 / 100) as usize;
+    assert!(
+        low.len() > min && high.len() > min,
+        "{} {}",
+        low.len(),
+        high.len()
+    );
+    // Packed `Q` varints (1..=3 bytes, most bits of the prefix zero), through the short form.
+    let (mut low, mut high) = (
+        std::collections::HashSet::new(),
+        std::collections::HashSet::new(),
+    );
+    for i in 0u64..n {
+        let mut buf = [0u8; 9];
+        let len = crate::pack::varint::encode_u64_buf(i * 5, &mut buf);
+        let h = hash_of(&b, &Probe::new(&buf[..len]).short().unwrap());
+        low.insert(h & 0xffff);
+        high.insert(h >> 48);
+    }
     assert!(
         low.len() > min && high.len() > min,
         "{} {}",
