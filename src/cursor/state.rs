@@ -54,11 +54,17 @@ impl Held {
     }
 
     /// `Ok` when set; the remembered `set_*` error, or EINVAL with `missing`, otherwise.
-    #[inline]
+    #[inline(always)]
     pub fn check(&self, missing: &'static str) -> Result<()> {
         if self.state != State::None && self.error.is_none() {
             return Ok(());
         }
+        self.check_failed(missing)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check_failed(&self, missing: &'static str) -> Result<()> {
         Err(self.error.clone().unwrap_or_else(|| Error::invalid(missing)))
     }
 
