@@ -4,7 +4,7 @@
 use libc::{c_char, c_int, c_void, size_t};
 
 use crate::error::{code, Error, Result};
-use crate::pack::{self, Arg, ArgSink, CArg, Format};
+use crate::pack::{self, varint, Arg, ArgSink, CArg, FieldKind, Format};
 
 use super::boundary::{fail, guard, install_panic_hook};
 use super::cursor::report;
@@ -79,6 +79,24 @@ unsafe fn with_args<T>(fmt: &Format, args: *const UlArg, f: impl FnOnce(&[Arg<'_
     f(&fields)
 }
 
+/// Packs the shim's arguments for `fmt` into `buf`. A single integer field, the common key,
+/// is encoded straight from its argument.
+///
+/// # Safety
+/// As `with_args`.
+#[inline]
+unsafe fn pack_args(fmt: &Format, args: *const UlArg, buf: &mut Vec<u8>) -> Result<()> {
+    // SAFETY: per the contract, a non-NULL `args` has at least the format's one entry.
+    match (fmt.single_kind(), unsafe { args.as_ref() }) {
+        (Some(FieldKind::Uint64), Some(a)) => varint::encode_u64(a.u, buf),
+        (Some(FieldKind::Int64), Some(a)) => varint::encode_i64(a.u as i64, buf),
+        (Some(FieldKind::Int32), Some(a)) => varint::encode_i64(i64::from(a.u as i32), buf),
+        // SAFETY: as this function's contract.
+        _ => return unsafe { with_args(fmt, args, |fields| pack::pack(fmt, fields, buf).map_err(Error::from)) },
+    }
+    Ok(())
+}
+
 /// The fixed width of the `s` field that takes C argument `arg`.
 fn byte_width(fmt: &Format, arg: usize) -> usize {
     let mut seen = 0;
@@ -122,7 +140,7 @@ unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
         let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return };
         let pack = |fmt: &Format, buf: &mut Vec<u8>| {
             // SAFETY: `args` comes from `ul_collect` with this cursor's plan, which is `fmt`'s.
-            unsafe { with_args(fmt, args, |fields| pack::pack(fmt, fields, buf).map_err(Error::from)) }
+            unsafe { pack_args(fmt, args, buf) }
         };
         if key {
             session.core.set_key_with(id, pack);
@@ -146,6 +164,12 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
         let result = bytes.and_then(|bytes| {
             if out.is_null() || n != fmt.cargs().len() {
                 return Err(Error::quiet(crate::error::Kind::NoSpace));
+            }
+            // A single unsigned integer, the common value, decodes straight into the first entry.
+            if fmt.single_kind() == Some(FieldKind::Uint64) {
+                // SAFETY: the shim passes an array of `n` (here 1) entries.
+                unsafe { (*out).u = varint::decode_u64(bytes)?.0 };
+                return Ok(());
             }
             // SAFETY: the shim passes an array of `n` entries.
             let mut sink = OutArgs { out: unsafe { std::slice::from_raw_parts_mut(out, n) }, n: 0 };
