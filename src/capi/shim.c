@@ -224,6 +224,15 @@ __ul_shim_get_key(WT_CURSOR *cursor, ...)
     ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
     int ret = ENOMEM;
+    if (c->key.n == 1) { /* the common single field: no array set-up */
+        ul_arg one;
+        if ((ret = __unlatched_cursor_get_key(cursor, &one, 1)) == 0) {
+            va_start(ap, cursor);
+            ul_store(c->key.kinds, 1, &one, &ap);
+            va_end(ap);
+        }
+        return ret;
+    }
     UL_WITH_ARGS(c->key.n, out, (void)0, {
         ret = __unlatched_cursor_get_key(cursor, out, c->key.n);
         if (ret == 0) {
@@ -241,6 +250,15 @@ __ul_shim_get_value(WT_CURSOR *cursor, ...)
     ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
     int ret = ENOMEM;
+    if (c->value.n == 1) { /* the common single field: no array set-up */
+        ul_arg one;
+        if ((ret = __unlatched_cursor_get_value(cursor, &one, 1)) == 0) {
+            va_start(ap, cursor);
+            ul_store(c->value.kinds, 1, &one, &ap);
+            va_end(ap);
+        }
+        return ret;
+    }
     UL_WITH_ARGS(c->value.n, out, (void)0, {
         ret = __unlatched_cursor_get_value(cursor, out, c->value.n);
         if (ret == 0) {
