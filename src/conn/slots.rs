@@ -43,11 +43,6 @@ impl SessionSlots {
     pub fn release(&self, slot: usize) {
         self.claimed[slot].store(false, Ordering::Release);
     }
-
-    /// Slots in use now.
-    pub fn in_use(&self) -> usize {
-        self.claimed.iter().filter(|s| s.load(Ordering::Relaxed)).count()
-    }
 }
 
 #[cfg(test)]

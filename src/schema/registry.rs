@@ -45,10 +45,4 @@ impl Registry {
         self.tables.remove_if_sync(name, |t| Arc::ptr_eq(t, &table));
         Ok(())
     }
-
-    /// Names of all tables (for diagnostics and tests).
-    pub fn names(&self) -> Vec<String> {
-        let guard = Guard::new();
-        self.tables.iter(&guard).map(|(k, _)| k.clone()).collect()
-    }
 }

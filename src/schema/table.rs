@@ -112,11 +112,6 @@ impl Table {
         &self.value_format_c
     }
 
-    /// The creation settings.
-    pub fn spec(&self) -> &TableSpec {
-        &self.spec
-    }
-
     /// Whether keys are record numbers.
     pub fn is_recno(&self) -> bool {
         self.recno
