@@ -164,37 +164,53 @@ ul_store(const uint8_t *kinds, size_t n, const ul_arg *out, va_list *ap)
     }
 }
 
-/* Runs `call` with an argument array of `n` entries, on the stack when small. */
-#define UL_WITH_ARGS(n, args, oom, body)                                   \
-    do {                                                                   \
-        ul_arg ul_inline_[UL_INLINE];                                      \
-        ul_arg *args = (n) <= UL_INLINE ? ul_inline_ : malloc((n) * sizeof(ul_arg)); \
-        if (args == NULL) {                                                \
-            oom;                                                           \
-        } else {                                                           \
-            body;                                                          \
-            if (args != ul_inline_)                                        \
-                free(args);                                                \
-        }                                                                  \
-    } while (0)
+typedef void (*ul_set_fn)(WT_CURSOR *, const ul_arg *, size_t);
+typedef int (*ul_get_fn)(WT_CURSOR *, ul_arg *, size_t);
 
+/* Sets a key or value of several fields: an argument array, on the stack unless it is large.
+ * Kept out of line so that the single-field path carries no large frame. */
+static __attribute__((noinline)) void
+ul_set_many(WT_CURSOR *cursor, const ul_plan *plan, va_list *ap, ul_set_fn set)
+{
+    ul_arg small[UL_INLINE] = {{0, NULL, 0}}, *args = small;
+    if (plan->n > UL_INLINE && (args = malloc(plan->n * sizeof(ul_arg))) == NULL) {
+        set(cursor, NULL, plan->n); /* Rust records ENOMEM for the next operation */
+        return;
+    }
+    ul_collect(plan->kinds, plan->n, args, ap);
+    set(cursor, args, plan->n);
+    if (args != small)
+        free(args);
+}
+
+/* Gets a key or value of several fields into the caller's pointers. */
+static __attribute__((noinline)) int
+ul_get_many(WT_CURSOR *cursor, const ul_plan *plan, va_list *ap, ul_get_fn get)
+{
+    ul_arg small[UL_INLINE], *out = small;
+    int ret;
+    if (plan->n > UL_INLINE && (out = malloc(plan->n * sizeof(ul_arg))) == NULL)
+        return ENOMEM;
+    if ((ret = get(cursor, out, plan->n)) == 0)
+        ul_store(plan->kinds, plan->n, out, ap);
+    if (out != small)
+        free(out);
+    return ret;
+}
+
+/* The variadic entry points: one field (the common case) inline, more through the helpers. */
 void
 __ul_shim_set_key(WT_CURSOR *cursor, ...)
 {
     ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
     va_start(ap, cursor);
-    if (c->key.n == 1) { /* the common single-field key: no array set-up */
+    if (c->key.n == 1) {
         ul_arg one;
         ul_collect(c->key.kinds, 1, &one, &ap);
-        va_end(ap);
         __unlatched_cursor_set_key(cursor, &one, 1);
-        return;
-    }
-    UL_WITH_ARGS(c->key.n, args, __unlatched_cursor_set_key(cursor, NULL, c->key.n), {
-        ul_collect(c->key.kinds, c->key.n, args, &ap);
-        __unlatched_cursor_set_key(cursor, args, c->key.n);
-    });
+    } else
+        ul_set_many(cursor, &c->key, &ap, __unlatched_cursor_set_key);
     va_end(ap);
 }
 
@@ -207,14 +223,9 @@ __ul_shim_set_value(WT_CURSOR *cursor, ...)
     if (c->value.n == 1) {
         ul_arg one;
         ul_collect(c->value.kinds, 1, &one, &ap);
-        va_end(ap);
         __unlatched_cursor_set_value(cursor, &one, 1);
-        return;
-    }
-    UL_WITH_ARGS(c->value.n, args, __unlatched_cursor_set_value(cursor, NULL, c->value.n), {
-        ul_collect(c->value.kinds, c->value.n, args, &ap);
-        __unlatched_cursor_set_value(cursor, args, c->value.n);
-    });
+    } else
+        ul_set_many(cursor, &c->value, &ap, __unlatched_cursor_set_value);
     va_end(ap);
 }
 
@@ -223,24 +234,14 @@ __ul_shim_get_key(WT_CURSOR *cursor, ...)
 {
     ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
-    int ret = ENOMEM;
-    if (c->key.n == 1) { /* the common single field: no array set-up */
-        ul_arg one;
-        if ((ret = __unlatched_cursor_get_key(cursor, &one, 1)) == 0) {
-            va_start(ap, cursor);
-            ul_store(c->key.kinds, 1, &one, &ap);
-            va_end(ap);
-        }
-        return ret;
-    }
-    UL_WITH_ARGS(c->key.n, out, (void)0, {
-        ret = __unlatched_cursor_get_key(cursor, out, c->key.n);
-        if (ret == 0) {
-            va_start(ap, cursor);
-            ul_store(c->key.kinds, c->key.n, out, &ap);
-            va_end(ap);
-        }
-    });
+    ul_arg one;
+    int ret;
+    va_start(ap, cursor);
+    if (c->key.n != 1)
+        ret = ul_get_many(cursor, &c->key, &ap, __unlatched_cursor_get_key);
+    else if ((ret = __unlatched_cursor_get_key(cursor, &one, 1)) == 0)
+        ul_store(c->key.kinds, 1, &one, &ap);
+    va_end(ap);
     return ret;
 }
 
@@ -249,24 +250,14 @@ __ul_shim_get_value(WT_CURSOR *cursor, ...)
 {
     ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
-    int ret = ENOMEM;
-    if (c->value.n == 1) { /* the common single field: no array set-up */
-        ul_arg one;
-        if ((ret = __unlatched_cursor_get_value(cursor, &one, 1)) == 0) {
-            va_start(ap, cursor);
-            ul_store(c->value.kinds, 1, &one, &ap);
-            va_end(ap);
-        }
-        return ret;
-    }
-    UL_WITH_ARGS(c->value.n, out, (void)0, {
-        ret = __unlatched_cursor_get_value(cursor, out, c->value.n);
-        if (ret == 0) {
-            va_start(ap, cursor);
-            ul_store(c->value.kinds, c->value.n, out, &ap);
-            va_end(ap);
-        }
-    });
+    ul_arg one;
+    int ret;
+    va_start(ap, cursor);
+    if (c->value.n != 1)
+        ret = ul_get_many(cursor, &c->value, &ap, __unlatched_cursor_get_value);
+    else if ((ret = __unlatched_cursor_get_value(cursor, &one, 1)) == 0)
+        ul_store(c->value.kinds, 1, &one, &ap);
+    va_end(ap);
     return ret;
 }
 
