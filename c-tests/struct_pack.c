@@ -167,7 +167,7 @@ test_integers(void)
         for (k = 0; k < sizeof(sv) / sizeof(sv[0]); k++) {
             OK(wiredtiger_struct_size(sess, &len, "q", sv[k]));
             OK(wiredtiger_struct_pack(sess, buf, len, "q", sv[k]));
-            q = sv[k] + 1;
+            q = ~sv[k]; /* anything but the expected value */
             OK(wiredtiger_struct_unpack(sess, buf, len, "q", &q));
             CHECK(q == sv[k]);
         }

@@ -82,14 +82,19 @@ extern "C" {
 #endif
 /*!
  * Pack the fields of \p format into \p buffer (\p len bytes); ENOMEM if they do not fit.
- * \p session may be NULL (errors then go to stderr).
+ * \p session may be NULL (errors then go to stderr). Callable from any thread; with a
+ * session, only from the thread using that session. Nothing is allocated for the caller.
  */
 int wiredtiger_struct_pack(WT_SESSION *session, void *buffer, size_t len, const char *format, ...);
-/*! The exact packed size of the fields of \p format, in \p *lenp. */
+/*!
+ * The exact packed size of the fields of \p format, in \p *lenp. Threading as for
+ * wiredtiger_struct_pack.
+ */
 int wiredtiger_struct_size(WT_SESSION *session, size_t *lenp, const char *format, ...);
 /*!
  * Unpack \p buffer (\p len bytes) into the pointers that follow \p format. Strings and items
- * point into \p buffer and stay valid as long as it does.
+ * point into \p buffer and stay valid as long as it does (the caller owns it). Threading as
+ * for wiredtiger_struct_pack.
  */
 int wiredtiger_struct_unpack(WT_SESSION *session, const void *buffer, size_t len, const char *format, ...);
 #ifdef __cplusplus
@@ -589,13 +594,14 @@ int wiredtiger_open(const char *home, WT_EVENT_HANDLER *event_handler, const cha
 
 /**
  * The text for an error code. The returned string is static, except for unknown codes, whose
- * text lives in a per-thread buffer until the next such call on the thread.
+ * text lives in a per-thread buffer until the next such call on the thread. Callable from any
+ * thread; the caller must not free the string.
  */
 const char *wiredtiger_strerror(int error);
 
 /**
  * The version string ("WiredTiger 11.3.1: …", the API level implemented) and its parts;
- * any pointer may be NULL. The string is static.
+ * any pointer may be NULL. The string is static (never freed). Callable from any thread.
  *
  * # Safety
  * Each pointer must be NULL or point to a writable `int`.

@@ -53,7 +53,8 @@ pub unsafe extern "C" fn wiredtiger_open(
 }
 
 /// The text for an error code. The returned string is static, except for unknown codes, whose
-/// text lives in a per-thread buffer until the next such call on the thread.
+/// text lives in a per-thread buffer until the next such call on the thread. Callable from any
+/// thread; the caller must not free the string.
 #[no_mangle]
 pub extern "C" fn wiredtiger_strerror(error: c_int) -> *const c_char {
     thread_local! {
@@ -68,7 +69,7 @@ pub extern "C" fn wiredtiger_strerror(error: c_int) -> *const c_char {
 }
 
 /// The version string ("WiredTiger 11.3.1: …", the API level implemented) and its parts;
-/// any pointer may be NULL. The string is static.
+/// any pointer may be NULL. The string is static (never freed). Callable from any thread.
 ///
 /// # Safety
 /// Each pointer must be NULL or point to a writable `int`.

@@ -67,7 +67,7 @@ impl Session {
         };
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
-            Uri::NotYet(uri) => return Err(Error::unsupported(format!("{uri}: cursors on this object type are not supported yet"))),
+            Uri::NotYet(uri) => return Err(Error::unsupported(format!("cursors on \"{uri}\" are not supported yet"))),
         };
         let (table, table_use) = self.table(conn, name)?;
         table.acquire(&table_use)?;
