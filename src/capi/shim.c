@@ -198,49 +198,57 @@ ul_get_many(WT_CURSOR *cursor, const ul_plan *plan, va_list *ap, ul_get_fn get)
     return ret;
 }
 
-/* The variadic entry points: one field (the common case) inline, more through the helpers. */
+/* Sets a key or value from `ap`: one field (the common case) inline, more out of line. */
+static inline void
+ul_set(WT_CURSOR *cursor, const ul_plan *plan, va_list *ap, ul_set_fn set)
+{
+    ul_arg one;
+    if (plan->n != 1) {
+        ul_set_many(cursor, plan, ap, set);
+        return;
+    }
+    ul_collect(plan->kinds, 1, &one, ap);
+    set(cursor, &one, 1);
+}
+
+/* Gets a key or value into the pointers in `ap`, likewise. */
+static inline int
+ul_get(WT_CURSOR *cursor, const ul_plan *plan, va_list *ap, ul_get_fn get)
+{
+    ul_arg one;
+    int ret;
+    if (plan->n != 1)
+        return ul_get_many(cursor, plan, ap, get);
+    if ((ret = get(cursor, &one, 1)) == 0)
+        ul_store(plan->kinds, 1, &one, ap);
+    return ret;
+}
+
 void
 __ul_shim_set_key(WT_CURSOR *cursor, ...)
 {
-    ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
     va_start(ap, cursor);
-    if (c->key.n == 1) {
-        ul_arg one;
-        ul_collect(c->key.kinds, 1, &one, &ap);
-        __unlatched_cursor_set_key(cursor, &one, 1);
-    } else
-        ul_set_many(cursor, &c->key, &ap, __unlatched_cursor_set_key);
+    ul_set(cursor, &((ul_cursor *)cursor)->key, &ap, __unlatched_cursor_set_key);
     va_end(ap);
 }
 
 void
 __ul_shim_set_value(WT_CURSOR *cursor, ...)
 {
-    ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
     va_start(ap, cursor);
-    if (c->value.n == 1) {
-        ul_arg one;
-        ul_collect(c->value.kinds, 1, &one, &ap);
-        __unlatched_cursor_set_value(cursor, &one, 1);
-    } else
-        ul_set_many(cursor, &c->value, &ap, __unlatched_cursor_set_value);
+    ul_set(cursor, &((ul_cursor *)cursor)->value, &ap, __unlatched_cursor_set_value);
     va_end(ap);
 }
 
 int
 __ul_shim_get_key(WT_CURSOR *cursor, ...)
 {
-    ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
-    ul_arg one;
     int ret;
     va_start(ap, cursor);
-    if (c->key.n != 1)
-        ret = ul_get_many(cursor, &c->key, &ap, __unlatched_cursor_get_key);
-    else if ((ret = __unlatched_cursor_get_key(cursor, &one, 1)) == 0)
-        ul_store(c->key.kinds, 1, &one, &ap);
+    ret = ul_get(cursor, &((ul_cursor *)cursor)->key, &ap, __unlatched_cursor_get_key);
     va_end(ap);
     return ret;
 }
@@ -248,15 +256,10 @@ __ul_shim_get_key(WT_CURSOR *cursor, ...)
 int
 __ul_shim_get_value(WT_CURSOR *cursor, ...)
 {
-    ul_cursor *c = (ul_cursor *)cursor;
     va_list ap;
-    ul_arg one;
     int ret;
     va_start(ap, cursor);
-    if (c->value.n != 1)
-        ret = ul_get_many(cursor, &c->value, &ap, __unlatched_cursor_get_value);
-    else if ((ret = __unlatched_cursor_get_value(cursor, &one, 1)) == 0)
-        ul_store(c->value.kinds, 1, &one, &ap);
+    ret = ul_get(cursor, &((ul_cursor *)cursor)->value, &ap, __unlatched_cursor_get_value);
     va_end(ap);
     return ret;
 }
