@@ -17,7 +17,11 @@ fn main() {
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
 
     let header = out.join("wiredtiger.h");
-    let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml is valid");
+    let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml is valid");
+    // The statistics keys (generated from the reference's tables by tools/gen_stat_ids.py).
+    let stat_ids = fs::read_to_string(root.join("src/stats/ids.h")).expect("src/stats/ids.h exists");
+    let after = config.after_includes.take().unwrap_or_default();
+    config.after_includes = Some(format!("{after}\n{}\n", stat_ids.trim_end()));
     cbindgen::Builder::new()
         .with_config(config)
         .with_src(root.join("src/lib.rs"))

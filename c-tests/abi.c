@@ -124,5 +124,12 @@ main(void)
 #if defined(__x86_64__)
     /* offsets above are the x86-64 ones */
 #endif
+    /* Statistics keys are ABI too: programs search statistics cursors by them. */
+    CHECK(WT_STAT_CONN_LSM_WORK_QUEUE_APP == 1000);
+    CHECK(WT_STAT_CONN_CURSOR_OPEN_COUNT == 1425);
+    CHECK(WT_STAT_DSRC_CURSOR_OPEN_COUNT == 2228);
+    CHECK(WT_STAT_JOIN_MAIN_ACCESS == 3000);
+    CHECK(WT_STAT_SESSION_BYTES_READ == 4000);
+    CHECK(WT_STAT_SESSION_CACHE_TIME == 4007);
     return ul_done("abi");
 }

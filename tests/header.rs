@@ -11,3 +11,37 @@ fn committed_header_is_current() {
         "include/wiredtiger.h is stale: run tools/update-header and commit the result"
     );
 }
+
+/// `src/stats/ids.h` (the `WT_STAT_*` keys in the header) is what tools/gen_stat_ids.py makes
+/// from the spec's statistics tables, and the header defines every key of statistics-ids.tsv.
+/// Skipped with a note when the spec is not beside the checkout.
+#[test]
+fn statistics_keys_match_the_spec() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spec = root.join("../shared/spec");
+    if !spec.join("statistics-ids.tsv").exists() {
+        eprintln!("note: ../shared/spec not found; statistics key check skipped");
+        return;
+    }
+    let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ids.h");
+    let status = std::process::Command::new("python3")
+        .arg(root.join("tools/gen_stat_ids.py"))
+        .arg(&spec)
+        .arg(&out)
+        .status()
+        .expect("run python3");
+    assert!(status.success());
+    let generated = std::fs::read_to_string(&out).unwrap();
+    let committed = std::fs::read_to_string(root.join("src/stats/ids.h")).unwrap();
+    assert!(generated == committed, "src/stats/ids.h is stale: run tools/gen_stat_ids.py ../shared/spec");
+    let header = std::fs::read_to_string(root.join("include/wiredtiger.h")).unwrap();
+    let tsv = std::fs::read_to_string(spec.join("statistics-ids.tsv")).unwrap();
+    let mut keys = 0;
+    for line in tsv.lines().skip(1) {
+        let mut cols = line.split('\t');
+        let (name, id) = (cols.next().unwrap(), cols.next().unwrap());
+        assert!(header.contains(&format!("#define {name} {id}\n")), "{name} {id} missing from the header");
+        keys += 1;
+    }
+    assert_eq!(keys, 1019);
+}
