@@ -134,6 +134,12 @@ impl Table {
         record
     }
 
+    /// Forgets a session's use record when the session closes (its cursors are closed), so
+    /// that session churn does not grow the list.
+    pub fn unregister_use(&self, record: &Arc<TableUse>) {
+        self.users.lock().retain(|u| !Arc::ptr_eq(u, record));
+    }
+
     /// Counts a cursor opened by the session owning `record`. Fails with `ENOENT` if the table
     /// was dropped: the fence pairs with the one in `begin_drop`, so either the drop sees this
     /// cursor or this open sees the drop.
@@ -164,5 +170,36 @@ impl Table {
             return Err(Error::quiet(Kind::Busy));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Table {
+        Table::new(TableSpec {
+            name: "t".into(),
+            key_format: "S".into(),
+            value_format: "S".into(),
+            columns: Vec::new(),
+            app_metadata: String::new(),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn drop_is_busy_while_a_cursor_is_open_and_records_go_away() {
+        let t = table();
+        let a = t.register_use();
+        let b = t.register_use();
+        t.acquire(&a).unwrap();
+        assert_eq!(t.begin_drop().unwrap_err().kind(), Kind::Busy);
+        t.release(&a);
+        t.unregister_use(&a);
+        t.unregister_use(&b);
+        assert!(t.users.lock().is_empty());
+        t.begin_drop().unwrap();
+        assert_eq!(t.acquire(&b).unwrap_err().kind(), Kind::NoEntry);
     }
 }

@@ -153,3 +153,12 @@ impl Session {
         self.cursors.get(id)
     }
 }
+
+impl Drop for Session {
+    /// The session's cursors are closed by now; its use records leave their tables.
+    fn drop(&mut self) {
+        for (table, table_use) in self.tables.values() {
+            table.unregister_use(table_use);
+        }
+    }
+}
