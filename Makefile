@@ -55,11 +55,15 @@ build:
 	@command -v $(CARGO) >/dev/null 2>&1 || { echo "make: error: cargo ('$(CARGO)') not found: install a Rust toolchain (https://rustup.rs) or name it with CARGO=/path/to/cargo" >&2; exit 1; }
 	@command -v $(firstword $(CC)) >/dev/null 2>&1 || { echo "make: error: C compiler '$(firstword $(CC))' not found: the build compiles a C shim. Install one (e.g. apt-get install gcc) or name it with CC=/path/to/cc" >&2; exit 1; }
 	$(CARGO) rustc --manifest-path '$(ROOT)/Cargo.toml' --target-dir '$(abspath $(BUILD_DIR))' \
-		--release --lib $(CARGO_FLAGS) -- -C link-arg=-Wl,-soname,$(SONAME)
+		--release --lib --crate-type cdylib --crate-type staticlib $(CARGO_FLAGS) \
+		-- -C link-arg=-Wl,-soname,$(SONAME)
 	@# Programs linked against the build tree need the library under its SONAME (the link
 	@# may come from a concurrent make: a lost race is fine).
 	@[ -L '$(LIB_BUILD_DIR)/$(SONAME)' ] || ln -s libunlatched.so '$(LIB_BUILD_DIR)/$(SONAME)' 2>/dev/null || \
 		[ -L '$(LIB_BUILD_DIR)/$(SONAME)' ]
+
+# Only the C library types are built here: with an rlib in the same build, rustc keeps every
+# public item interposable and the hot paths pay indirect calls (about 4%, bench-c/RESULTS.md).
 
 # Checks tools and destination first (fast, changes nothing), then builds, then installs.
 install:
