@@ -115,13 +115,12 @@ impl Cursor {
             self.key.swap_bytes(&mut self.at);
             self.at_in_key = false;
         }
-        let format = if self.config.raw { raw_format() } else { self.table.key_format() };
-        self.key.set_app_with(|buf| pack(format, buf));
-        if let Some(bytes) = self.key.bytes() {
-            if let Err(e) = check_key(&self.table, bytes) {
-                self.key.set_error(e);
-            }
-        }
+        let table = &self.table;
+        let format = if self.config.raw { raw_format() } else { table.key_format() };
+        self.key.set_app_with(|buf| {
+            pack(format, buf)?;
+            check_key(table, buf)
+        });
     }
 
     /// `set_value`: `pack` writes the packed value, given the API value format.
