@@ -338,7 +338,7 @@ impl Cursor {
 
     /// `WT_CURSOR::remove`. A cursor that was on the record stays there (its key readable);
     /// one that only had a key set ends unpositioned.
-    pub fn remove(&mut self, epoch: u64, can_write: bool) -> Result<()> {
+    pub fn remove(&mut self, _epoch: u64, can_write: bool) -> Result<()> {
         self.require_key()?;
         self.check_writable()?;
         if !self.exists() {
@@ -354,7 +354,6 @@ impl Cursor {
         } else {
             self.reset();
         }
-        let _ = epoch;
         Ok(())
     }
 
