@@ -151,27 +151,18 @@ fn bench_store(c: &mut Criterion) {
         })
     });
 
-    g.bench_function("seek_ge_10k/absent_key", |b| {
-        let guard = Guard::new();
-        let mut i = 0;
-        b.iter(|| {
-            i = if i + 1 == N { 0 } else { i + 1 };
-            let mut k = order[i];
-            k[7] ^= 0x55;
-            black_box(idx.seek(&k, Seek::Ge, &guard))
-        })
-    });
-
-    g.bench_function("seek_le_10k/absent_key", |b| {
-        let guard = Guard::new();
-        let mut i = 0;
-        b.iter(|| {
-            i = if i + 1 == N { 0 } else { i + 1 };
-            let mut k = order[i];
-            k[7] ^= 0x55;
-            black_box(idx.seek(&k, Seek::Le, &guard))
-        })
-    });
+    for (name, dir) in [("seek_ge_10k/absent_key", Seek::Ge), ("seek_le_10k/absent_key", Seek::Le)] {
+        g.bench_function(name, |b| {
+            let guard = Guard::new();
+            let mut i = 0;
+            b.iter(|| {
+                i = if i + 1 == N { 0 } else { i + 1 };
+                let mut k = order[i];
+                k[7] ^= 0x55;
+                black_box(idx.seek(&k, dir, &guard))
+            })
+        });
+    }
 
     g.bench_function("upsert_10k/existing", |b| {
         let mut i = 0;

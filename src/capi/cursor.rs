@@ -146,10 +146,12 @@ unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
 /// `compare` and `equals`: both cursors' keys, compared bytewise.
 unsafe fn compare_keys(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, api: &str) -> Result<std::cmp::Ordering, c_int> {
     // The other cursor may belong to another session: copy its key out before borrowing ours.
+    // Its table is kept as an address for the identity check: cloning the `Arc` would bump a
+    // reference count every thread using the table writes.
     let other_key = guard(api, Err(code::WT_PANIC), || {
         // SAFETY: the application passes an open cursor or NULL.
         match unsafe { CursorHandle::parts(other) } {
-            Some((s, id)) => Ok(Some((s.core.cursor(id).key_bytes().map(<[u8]>::to_vec), s.core.cursor(id).table().clone()))),
+            Some((s, id)) => Ok(Some((s.core.cursor(id).key_bytes().map(<[u8]>::to_vec), std::sync::Arc::as_ptr(s.core.cursor(id).table())))),
             None => Ok(None),
         }
     })?;
@@ -159,7 +161,7 @@ unsafe fn compare_keys(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, api: &str)
         call(cursor, api, |s, id| {
             let (other_key, other_table) = other_key.ok_or_else(|| Error::invalid("NULL cursor"))?;
             let mine = s.core.cursor(id);
-            if !std::sync::Arc::ptr_eq(mine.table(), &other_table) {
+            if !std::ptr::eq(std::sync::Arc::as_ptr(mine.table()), other_table) {
                 return Err(Error::invalid("cursors must reference the same object"));
             }
             let a = mine.key_bytes()?;
