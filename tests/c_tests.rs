@@ -1,20 +1,11 @@
 //! Builds every C program in `c-tests/` against `include/wiredtiger.h` and the library this
 //! `cargo test` built, and runs it: the C tests drive the library exactly as a user would.
 
+mod common;
+
+use common::library_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The directory holding `libunlatched.so` for this test build.
-fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let deps = exe.parent().expect("deps dir").to_path_buf();
-    for dir in [deps.clone(), deps.parent().expect("profile dir").to_path_buf()] {
-        if dir.join("libunlatched.so").exists() {
-            return dir;
-        }
-    }
-    panic!("libunlatched.so not found next to {}", exe.display());
-}
 
 /// Compiles `c-tests/<name>.c` (plus the shared helpers) and returns the program's path.
 fn build(name: &str, extra: &[&str]) -> PathBuf {

@@ -1,4 +1,4 @@
-//! Helpers shared by the packaging, header, example and sanitizer tests: where the library of
+//! Helpers shared by the C, packaging, header, example and sanitizer tests: where the library of
 //! this `cargo test` is, and how to run the C compiler and programs with readable failures.
 #![allow(dead_code)]
 
@@ -10,8 +10,8 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The directory holding `libunlatched.so` for this test build: next to the test binary, as
-/// `tests/c_tests.rs` finds it.
+/// The directory holding `libunlatched.so` for this test build: next to the test binary (under
+/// `cargo test` the cdylib exists only there).
 pub fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let deps = exe.parent().expect("deps dir").to_path_buf();
