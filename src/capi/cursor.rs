@@ -38,12 +38,16 @@ pub fn report(session: &mut SessionHandle, e: &Error, api: &str) -> c_int {
 pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *mut WT_CURSOR {
     let cursor = session.core.cursor(id);
     let table = cursor.table();
-    let (key_plan, value_plan) = if cursor.config().raw {
-        (UlPlan::raw(), UlPlan::raw())
-    } else {
-        (UlPlan::of(table.key_format().cargs()), UlPlan::of(table.value_format().cargs()))
-    };
-    let mut handle = Box::new(CursorHandle { iface: vtable(), key_plan, value_plan, id, uri });
+    let mut handle = Box::new(CursorHandle {
+        iface: vtable(),
+        key_plan: UlPlan::raw(),
+        value_plan: UlPlan::raw(),
+        id,
+        uri,
+        key_int: None,
+        value_int: None,
+    });
+    handle.fit(cursor);
     handle.iface.uri = handle.uri.as_ptr();
     handle.iface.key_format = table.key_format_c().as_ptr();
     handle.iface.value_format = table.value_format_c().as_ptr();

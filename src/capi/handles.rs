@@ -8,7 +8,8 @@ use crossbeam_utils::CachePadded;
 use libc::c_char;
 
 use crate::conn::Connection;
-use crate::pack::CArg;
+use crate::cursor::Cursor;
+use crate::pack::{CArg, FieldKind};
 use crate::session::{CursorId, Session};
 
 use super::events::Events;
@@ -46,6 +47,11 @@ pub struct CursorHandle {
     pub key_plan: UlPlan,
     pub value_plan: UlPlan,
     pub id: CursorId,
+    /// The key's one integer field, when the key format is a single integer: `set_key` and
+    /// `get_key` then move that integer without the general packing path.
+    pub key_int: Option<FieldKind>,
+    /// The value's one integer field, likewise.
+    pub value_int: Option<FieldKind>,
     /// The URI exactly as the application passed it (`WT_CURSOR::uri`).
     pub uri: CString,
 }
@@ -114,6 +120,42 @@ impl SessionHandle {
 }
 
 impl CursorHandle {
+    /// Fits the argument plans and integer fast paths to `cursor`'s API formats (at open, and
+    /// when a cached cursor is reopened with another `raw` setting).
+    pub fn fit(&mut self, cursor: &Cursor) {
+        (self.key_plan, self.value_plan) = if cursor.config().raw {
+            (UlPlan::raw(), UlPlan::raw())
+        } else {
+            let table = cursor.table();
+            (UlPlan::of(table.key_format().cargs()), UlPlan::of(table.value_format().cargs()))
+        };
+        self.key_int = cursor.key_int_kind();
+        self.value_int = cursor.value_int_kind();
+    }
+
+    /// The session, id and integer fast-path kind (of the key when `key`, else of the value) of
+    /// a `WT_CURSOR *`.
+    ///
+    /// # Safety
+    /// As [`parts`](Self::parts).
+    #[inline]
+    pub unsafe fn parts_int<'a>(
+        cursor: *mut WT_CURSOR,
+        key: bool,
+    ) -> Option<(&'a mut SessionHandle, CursorId, Option<FieldKind>)> {
+        let handle = cursor.cast::<CursorHandle>();
+        if handle.is_null() {
+            return None;
+        }
+        // SAFETY: a live cursor handle; the fields are read by value through the raw pointer.
+        let (session, id, kind) = unsafe {
+            let h = &*handle;
+            (h.iface.session, h.id, if key { h.key_int } else { h.value_int })
+        };
+        // SAFETY: the cursor's session is live and, by the threading rule, unaliased.
+        unsafe { SessionHandle::from_ptr(session) }.map(|s| (s, id, kind))
+    }
+
     /// The session and id of a `WT_CURSOR *`.
     ///
     /// # Safety

@@ -4,7 +4,7 @@
 use libc::{c_char, c_int, c_void, size_t};
 
 use crate::error::{code, Error, Result};
-use crate::pack::{self, varint, Arg, ArgSink, CArg, FieldKind, Format};
+use crate::pack::{self, Arg, ArgSink, CArg, Format};
 
 use super::boundary::{fail, guard, install_panic_hook};
 use super::cursor::report;
@@ -79,22 +79,13 @@ unsafe fn with_args<T>(fmt: &Format, args: *const UlArg, f: impl FnOnce(&[Arg<'_
     f(&fields)
 }
 
-/// Packs the shim's arguments for `fmt` into `buf`. A single integer field, the common key,
-/// is encoded straight from its argument.
+/// Packs the shim's arguments for `fmt` into `buf`.
 ///
 /// # Safety
 /// As `with_args`.
-#[inline]
 unsafe fn pack_args(fmt: &Format, args: *const UlArg, buf: &mut Vec<u8>) -> Result<()> {
-    // SAFETY: per the contract, a non-NULL `args` has at least the format's one entry.
-    match (fmt.single_kind(), unsafe { args.as_ref() }) {
-        (Some(FieldKind::Uint64), Some(a)) => varint::encode_u64(a.u, buf),
-        (Some(FieldKind::Int64), Some(a)) => varint::encode_i64(a.u as i64, buf),
-        (Some(FieldKind::Int32), Some(a)) => varint::encode_i64(i64::from(a.u as i32), buf),
-        // SAFETY: as this function's contract.
-        _ => return unsafe { with_args(fmt, args, |fields| pack::pack(fmt, fields, buf).map_err(Error::from)) },
-    }
-    Ok(())
+    // SAFETY: as this function's contract.
+    unsafe { with_args(fmt, args, |fields| pack::pack(fmt, fields, buf).map_err(Error::from)) }
 }
 
 /// The fixed width of the `s` field that takes C argument `arg`.
@@ -137,7 +128,17 @@ unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
     let api = if key { "WT_CURSOR.set_key" } else { "WT_CURSOR.set_value" };
     guard(api, (), || {
         // SAFETY: the shim passes the application's cursor handle.
-        let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return };
+        let Some((session, id, int)) = (unsafe { CursorHandle::parts_int(cursor, key) }) else { return };
+        // A single integer, the common case, goes straight to the cursor.
+        // SAFETY: a non-NULL `args` holds the plan's one entry.
+        if let (Some(kind), Some(a)) = (int, unsafe { args.as_ref() }) {
+            if key {
+                session.core.set_key_int(id, kind, a.u);
+            } else {
+                session.core.set_value_int(id, kind, a.u);
+            }
+            return;
+        }
         let pack = |fmt: &Format, buf: &mut Vec<u8>| {
             // SAFETY: `args` comes from `ul_collect` with this cursor's plan, which is `fmt`'s.
             unsafe { pack_args(fmt, args, buf) }
@@ -154,8 +155,17 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
     let api = if key { "WT_CURSOR.get_key" } else { "WT_CURSOR.get_value" };
     guard(api, code::WT_PANIC, || {
         // SAFETY: the shim passes the application's cursor handle.
-        let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return code::EINVAL };
+        let Some((session, id, int)) = (unsafe { CursorHandle::parts_int(cursor, key) }) else { return code::EINVAL };
         let cursor = session.core.cursor(id);
+        // A single integer, the common case, decodes straight into the shim's one entry.
+        if let (Some(kind), false, 1) = (int, out.is_null(), n) {
+            let v = if key { cursor.key_int(kind) } else { cursor.value_int(kind) };
+            if let Some(v) = v {
+                // SAFETY: the shim passes an array of `n` (here 1) entries.
+                unsafe { (*out).u = v };
+                return 0;
+            }
+        }
         let (bytes, fmt) = if key {
             (cursor.key_bytes(), cursor.api_key_format())
         } else {
@@ -164,12 +174,6 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
         let result = bytes.and_then(|bytes| {
             if out.is_null() || n != fmt.cargs().len() {
                 return Err(Error::quiet(crate::error::Kind::NoSpace));
-            }
-            // A single unsigned integer, the common value, decodes straight into the first entry.
-            if fmt.single_kind() == Some(FieldKind::Uint64) {
-                // SAFETY: the shim passes an array of `n` (here 1) entries.
-                unsafe { (*out).u = varint::decode_u64(bytes)?.0 };
-                return Ok(());
             }
             // SAFETY: the shim passes an array of `n` entries.
             let mut sink = OutArgs { out: unsafe { std::slice::from_raw_parts_mut(out, n) }, n: 0 };

@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 use scc::Guard;
 
 use crate::error::{Error, Kind, Result};
-use crate::pack::Format;
+use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
 use crate::store::Seek;
 
@@ -121,6 +121,59 @@ impl Cursor {
             pack(format, buf)?;
             check_key(table, buf)
         });
+    }
+
+    /// The single integer field of the API key format, when it has exactly one (the common
+    /// `Q`/`r`/`q`/`i` keys): the C layer then passes the integer straight to
+    /// [`set_key_int`](Self::set_key_int).
+    pub fn key_int_kind(&self) -> Option<FieldKind> {
+        int_kind(self.api_key_format())
+    }
+
+    /// The single integer field of the API value format, likewise.
+    pub fn value_int_kind(&self) -> Option<FieldKind> {
+        int_kind(self.api_value_format())
+    }
+
+    /// `set_key` of a format whose one field is the integer `kind` (from
+    /// [`key_int_kind`](Self::key_int_kind)): encoded straight into the key buffer.
+    #[inline]
+    pub fn set_key_int(&mut self, kind: FieldKind, v: u64) {
+        if self.at_in_key {
+            self.key.swap_bytes(&mut self.at);
+            self.at_in_key = false;
+        }
+        let recno = self.table.is_recno();
+        self.key.set_app_with(|buf| {
+            encode_int(kind, v, buf);
+            if recno && v == 0 {
+                return Err(Error::invalid("0 is an invalid record number"));
+            }
+            Ok(())
+        });
+    }
+
+    /// `set_value` of a format whose one field is the integer `kind`.
+    #[inline]
+    pub fn set_value_int(&mut self, kind: FieldKind, v: u64) {
+        self.value.set_app_with(|buf| {
+            encode_int(kind, v, buf);
+            Ok(())
+        });
+    }
+
+    /// The value as the one integer field of kind `kind` (from
+    /// [`value_int_kind`](Self::value_int_kind)); `None` when no value is set or its bytes do
+    /// not decode (the general path then reports why).
+    #[inline]
+    pub fn value_int(&self, kind: FieldKind) -> Option<u64> {
+        decode_int(kind, self.value.bytes()?)
+    }
+
+    /// The key as its one integer field, likewise.
+    #[inline]
+    pub fn key_int(&self, kind: FieldKind) -> Option<u64> {
+        decode_int(kind, self.key.bytes()?)
     }
 
     /// `set_value`: `pack` writes the packed value, given the API value format.
@@ -410,6 +463,36 @@ fn check_key(table: &Table, packed: &[u8]) -> Result<()> {
         return Err(Error::invalid("0 is an invalid record number"));
     }
     Ok(())
+}
+
+/// The integer kind of a one-field format the C layer passes as a plain integer.
+fn int_kind(format: &Format) -> Option<FieldKind> {
+    format.single_kind().filter(|k| matches!(k, FieldKind::Uint64 | FieldKind::Int64 | FieldKind::Int32))
+}
+
+/// Packs one integer field of `kind` (the C argument as 64 bits, sign-extended for signed
+/// kinds by the shim).
+#[inline(always)]
+fn encode_int(kind: FieldKind, v: u64, buf: &mut Vec<u8>) {
+    match kind {
+        FieldKind::Uint64 => varint::encode_u64(v, buf),
+        FieldKind::Int32 => varint::encode_i64(i64::from(v as i32), buf),
+        _ => varint::encode_i64(v as i64, buf),
+    }
+}
+
+/// Unpacks one integer field of `kind` that fills all of `bytes`.
+#[inline(always)]
+fn decode_int(kind: FieldKind, bytes: &[u8]) -> Option<u64> {
+    let (v, used) = match kind {
+        FieldKind::Uint64 => varint::decode_u64(bytes).ok()?,
+        FieldKind::Int32 => {
+            let (v, used) = varint::decode_i64(bytes).ok()?;
+            (i64::from(i32::try_from(v).ok()?) as u64, used)
+        }
+        _ => varint::decode_i64(bytes).ok().map(|(v, n)| (v as u64, n))?,
+    };
+    (used == bytes.len()).then_some(v)
 }
 
 /// The format of raw cursors: one item holding already-packed bytes.

@@ -124,17 +124,23 @@ pub fn encoded_len_i64(x: i64) -> usize {
 /// The `n` (0..=8) big-endian bytes after the first byte of `buf`, or `None` if `buf` is short.
 #[inline]
 fn read_be(buf: &[u8], n: usize) -> Option<u64> {
-    if n == 0 {
-        return Some(0);
-    }
     if let Some(b) = buf.get(1..9) {
-        // Common case: read a fixed 8 bytes and drop the ones past the field.
+        // Common in packed records: read a fixed 8 bytes and drop the ones past the field.
         let mut w = [0u8; 8];
         w.copy_from_slice(b);
-        return Some(u64::from_be_bytes(w) >> (64 - 8 * n));
+        return Some(if n == 0 { 0 } else { u64::from_be_bytes(w) >> (64 - 8 * n) });
     }
-    let bytes = buf.get(1..=n)?;
-    Some(bytes.iter().fold(0u64, |acc, &v| acc << 8 | v as u64))
+    // A field at the end of a short buffer (a lone key or value): fixed-size reads per length.
+    let b = buf.get(1..=n)?;
+    let be = |w: &[u8]| w.iter().fold(0u64, |acc, &v| acc << 8 | v as u64);
+    Some(match *b {
+        [] => 0,
+        [x] => x as u64,
+        [x, y] => u16::from_be_bytes([x, y]) as u64,
+        [x, y, z] => (u16::from_be_bytes([x, y]) as u64) << 8 | z as u64,
+        [w, x, y, z] => u32::from_be_bytes([w, x, y, z]) as u64,
+        _ => be(b),
+    })
 }
 
 /// Decodes an unsigned varint at the start of `buf`: `(value, bytes used)`.

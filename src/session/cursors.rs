@@ -187,6 +187,18 @@ impl Session {
         self.cursors.get_mut(id).set_key_with(pack)
     }
 
+    /// `WT_CURSOR::set_key` of a one-integer key format (see `Cursor::set_key_int`).
+    #[inline]
+    pub fn set_key_int(&mut self, id: CursorId, kind: crate::pack::FieldKind, v: u64) {
+        self.cursors.get_mut(id).set_key_int(kind, v)
+    }
+
+    /// `WT_CURSOR::set_value` of a one-integer value format.
+    #[inline]
+    pub fn set_value_int(&mut self, id: CursorId, kind: crate::pack::FieldKind, v: u64) {
+        self.cursors.get_mut(id).set_value_int(kind, v)
+    }
+
     /// `WT_CURSOR::set_value`: `pack` writes the value in the cursor's API value format.
     pub fn set_value_with(&mut self, id: CursorId, pack: impl FnOnce(&Format, &mut Vec<u8>) -> Result<()>) {
         self.cursors.get_mut(id).set_value_with(pack)
