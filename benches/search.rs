@@ -15,7 +15,7 @@ fn open() -> Arc<Connection> {
     let conn = Connection::open(None, Some("create,in_memory=true")).expect("open");
     let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).expect("session");
     s.create(&conn, "table:bench", Some("key_format=Q,value_format=Q")).expect("create");
-    let c = s.open_cursor(&conn, "table:bench", None).expect("cursor");
+    let c = s.open_cursor(&conn, "table:bench", None).expect("cursor").id;
     for k in 0..ROWS {
         s.set_key_with(c, |f, buf| pack::pack(f, &[Arg::Uint(k)], buf).map_err(Into::into));
         s.set_value_with(c, |f, buf| pack::pack(f, &[Arg::Uint(k * 3)], buf).map_err(Into::into));
@@ -27,7 +27,7 @@ fn open() -> Arc<Connection> {
 /// Runs `iters` random searches on a fresh session of `conn`; returns the elapsed time.
 fn searches(conn: &Connection, iters: u64, seed: u64) -> Duration {
     let mut s = Session::open(conn, conn.slots().claim().unwrap(), None).expect("session");
-    let c = s.open_cursor(conn, "table:bench", None).expect("cursor");
+    let c = s.open_cursor(conn, "table:bench", None).expect("cursor").id;
     let mut x = seed;
     let start = Instant::now();
     for _ in 0..iters {
@@ -41,7 +41,7 @@ fn searches(conn: &Connection, iters: u64, seed: u64) -> Duration {
         assert_eq!(value, k * 3);
     }
     let elapsed = start.elapsed();
-    s.close_cursor(c);
+    s.close_cursor(c).expect("close");
     conn.slots().release(s.slot());
     elapsed
 }

@@ -11,7 +11,7 @@ fn main() {
     let conn = Connection::open(None, Some("create,in_memory=true")).expect("open");
     let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).expect("session");
     s.create(&conn, "table:t", Some("key_format=Q,value_format=Q")).expect("create");
-    let c = s.open_cursor(&conn, "table:t", None).expect("cursor");
+    let c = s.open_cursor(&conn, "table:t", None).expect("cursor").id;
     for k in 0..10_000u64 {
         s.set_key_with(c, |f, buf| pack::pack(f, &[Arg::Uint(k)], buf).map_err(Into::into));
         s.set_value_with(c, |f, buf| pack::pack(f, &[Arg::Uint(k * 3)], buf).map_err(Into::into));

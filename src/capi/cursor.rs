@@ -5,7 +5,7 @@ use std::ffi::CString;
 use libc::{c_char, c_int};
 
 use crate::error::{code, Error, Result};
-use crate::session::CursorId;
+use crate::session::{Closed, CursorId};
 
 use super::boundary::{fail, guard};
 use super::handles::{c_str, CursorHandle, SessionHandle};
@@ -140,8 +140,10 @@ unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
         call(cursor, "WT_CURSOR.close", |s, id| {
-            s.core.close_cursor(id);
-            free_handle(s, id);
+            if s.core.close_cursor(id)? == Closed::Freed {
+                free_handle(s, id);
+            }
+            super::session::free_stale(s);
             Ok(())
         })
     }

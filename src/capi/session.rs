@@ -5,7 +5,7 @@ use std::ffi::CString;
 use libc::{c_char, c_int};
 
 use crate::error::{code, strerror, Error, Result};
-use crate::session::Session;
+use crate::session::{Opened, Session};
 
 use super::boundary::guard;
 use super::cursor::{free_handle, new_handle, report};
@@ -64,7 +64,8 @@ pub unsafe fn close(raw: *mut SessionHandle) {
         let events = s.events;
         // SAFETY: `cursor` is a live handle of this session.
         events.closed(s.as_ptr(), unsafe { &mut (*cursor).iface });
-        s.core.close_cursor(id);
+    }
+    for id in s.core.close() {
         free_handle(s, id);
     }
     let slot = s.core.slot();
@@ -89,7 +90,13 @@ unsafe extern "C" fn session_close(session: *mut WT_SESSION, _config: *const c_c
 
 unsafe extern "C" fn reconfigure(session: *mut WT_SESSION, config: *const c_char) -> c_int {
     // SAFETY: the application's live session and NUL-terminated string or NULL.
-    unsafe { call(session, "WT_SESSION.reconfigure", |s| s.core.reconfigure(c_str(config)?)) }
+    unsafe {
+        call(session, "WT_SESSION.reconfigure", |s| {
+            let out = s.core.reconfigure(c_str(config)?);
+            free_stale(s);
+            out
+        })
+    }
 }
 
 unsafe extern "C" fn session_strerror(session: *mut WT_SESSION, error: c_int) -> *const c_char {
@@ -117,14 +124,14 @@ unsafe extern "C" fn open_cursor(
             *cursorp = std::ptr::null_mut();
             let config = c_str(config)?;
             let uri = c_str(uri)?;
-            let id = match (uri, to_dup.is_null()) {
-                (Some(uri), true) => s.core.open_cursor(&s.conn().core, uri, config)?,
+            let opened = match (uri, to_dup.is_null()) {
+                (Some(uri), true) => s.core.open_cursor(&s.conn().core, uri, config),
                 (None, false) => {
                     let Some((owner, of)) = CursorHandle::parts(to_dup) else { unreachable!() };
                     if !std::ptr::eq(owner, s) {
                         return Err(Error::invalid("a cursor can only be duplicated within its session"));
                     }
-                    s.core.dup_cursor(&s.conn().core, of, config)?
+                    s.core.dup_cursor(&s.conn().core, of, config)
                 }
                 _ => {
                     return Err(Error::invalid(
@@ -132,13 +139,31 @@ unsafe extern "C" fn open_cursor(
                     ))
                 }
             };
-            let uri = match uri {
-                Some(uri) => CString::new(uri).expect("came from a C string"),
-                None => (*to_dup.cast::<CursorHandle>()).uri.clone(),
+            free_stale(s);
+            let Opened { id, reused } = opened?;
+            *cursorp = if reused {
+                // The handle the cursor had when it was parked, fitted to its new configuration.
+                let handle = &mut *s.cursor_handle(id);
+                handle.fit(s.core.cursor(id));
+                &mut handle.iface
+            } else {
+                let uri = match uri {
+                    Some(uri) => CString::new(uri).expect("came from a C string"),
+                    None => (*to_dup.cast::<CursorHandle>()).uri.clone(),
+                };
+                new_handle(s, id, uri)
             };
-            *cursorp = new_handle(s, id, uri);
             Ok(())
         })
+    }
+}
+
+/// Frees the handles of cursors the session freed on its own (stale parked cursors).
+pub fn free_stale(s: &mut SessionHandle) {
+    if s.core.has_freed() {
+        for id in s.core.take_freed() {
+            free_handle(s, id);
+        }
     }
 }
 
@@ -164,7 +189,13 @@ unsafe extern "C" fn drop_(session: *mut WT_SESSION, name: *const c_char, config
 
 unsafe extern "C" fn reset(session: *mut WT_SESSION) -> c_int {
     // SAFETY: the application's live session.
-    unsafe { call(session, "WT_SESSION.reset", |s| s.core.reset()) }
+    unsafe {
+        call(session, "WT_SESSION.reset", |s| {
+            let out = s.core.reset();
+            free_stale(s);
+            out
+        })
+    }
 }
 
 unsafe extern "C" fn begin_transaction(session: *mut WT_SESSION, config: *const c_char) -> c_int {

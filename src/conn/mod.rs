@@ -12,11 +12,14 @@ pub use slots::SessionSlots;
 use std::ffi::CString;
 use std::path::Path;
 
+use std::sync::Arc;
+
 use parking_lot::RwLock;
 
 use crate::config::{self, Method};
 use crate::error::{Error, Kind, Result};
 use crate::schema::Registry;
+use crate::stats::counters::SlotStats;
 
 /// Sessions the reference reserves beyond `session_max` for its own threads; applications
 /// observed one application session per slot of this allowance (api.md, `open_session`).
@@ -32,6 +35,8 @@ pub struct Connection {
     error_prefix: RwLock<String>,
     registry: Registry,
     slots: SessionSlots,
+    /// One statistics block per session slot.
+    slot_stats: Arc<SlotStats>,
 }
 
 impl Connection {
@@ -62,6 +67,7 @@ impl Connection {
             settings,
             registry: Registry::default(),
             slots: SessionSlots::new(capacity),
+            slot_stats: Arc::new(SlotStats::new(capacity)),
         })
     }
 
@@ -88,6 +94,11 @@ impl Connection {
     /// The session slots.
     pub fn slots(&self) -> &SessionSlots {
         &self.slots
+    }
+
+    /// The statistics blocks of the session slots.
+    pub fn slot_stats(&self) -> &Arc<SlotStats> {
+        &self.slot_stats
     }
 
     /// The prefix of every error message (read on error paths only).

@@ -13,11 +13,15 @@ pub struct CursorConfig {
     pub append: bool,
     /// Writes fail with `ENOTSUP`.
     pub readonly: bool,
+    /// Whether the session cursor cache may serve and keep this cursor: not for the kinds the
+    /// reference never caches (`cursor-cache.md` §1-2: `readonly`, `bulk`, `dump`,
+    /// `next_random`, `checkpoint`, any `debug` key).
+    pub cacheable: bool,
 }
 
 impl Default for CursorConfig {
     fn default() -> Self {
-        CursorConfig { overwrite: true, raw: false, append: false, readonly: false }
+        CursorConfig { overwrite: true, raw: false, append: false, readonly: false, cacheable: true }
     }
 }
 
@@ -29,6 +33,12 @@ impl CursorConfig {
             raw: config.bool("raw"),
             append: config.bool("append"),
             readonly: config.bool("readonly"),
+            cacheable: !config.bool("readonly")
+                && config.str("bulk") == "false"
+                && !config.is_set("dump")
+                && !config.bool("next_random")
+                && !config.is_set("checkpoint")
+                && !config.set_keys().any(|k| k == "debug" || k.starts_with("debug.")),
         }
     }
 

@@ -37,13 +37,11 @@ pub struct Cursor {
     at: Vec<u8>,
     at_in_key: bool,
     positioned: bool,
-    /// Order of opening within the session (larger = newer), for the session's reset walk.
-    seq: u64,
 }
 
 impl Cursor {
     /// A new, unpositioned cursor. The caller has already counted it with `Table::acquire`.
-    pub fn new(table: Arc<Table>, table_use: Arc<TableUse>, config: CursorConfig, seq: u64) -> Self {
+    pub fn new(table: Arc<Table>, table_use: Arc<TableUse>, config: CursorConfig) -> Self {
         Cursor {
             table,
             table_use,
@@ -53,7 +51,6 @@ impl Cursor {
             at: Vec::new(),
             at_in_key: false,
             positioned: false,
-            seq,
         }
     }
 
@@ -72,11 +69,6 @@ impl Cursor {
         &self.config
     }
 
-    /// Opening order within the session.
-    pub fn seq(&self) -> u64 {
-        self.seq
-    }
-
     /// Whether the cursor is on a record.
     pub fn is_positioned(&self) -> bool {
         self.positioned
@@ -93,6 +85,21 @@ impl Cursor {
         self.key.clear();
         self.value.clear();
         self.positioned = false;
+    }
+
+    /// Makes a parked cursor new again for `open_cursor`: unpositioned, no key or value, the
+    /// new configuration (`cursor-cache.md` §2).
+    pub fn reopen(&mut self, config: CursorConfig) {
+        self.reset();
+        self.config = config;
+    }
+
+    /// Frees the key, value and position buffers a parked cursor keeps (cache sweeps).
+    pub fn release_buffers(&mut self) {
+        self.key.release();
+        self.value.release();
+        self.at = Vec::new();
+        self.at_in_key = false;
     }
 
     /// The format keys cross the API in: the table's, or one item of packed bytes for raw

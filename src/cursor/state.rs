@@ -123,6 +123,12 @@ impl Held {
         self.error = None;
     }
 
+    /// Forgets the item and frees its buffer.
+    pub fn release(&mut self) {
+        self.clear();
+        self.bytes = Vec::new();
+    }
+
     /// After a failed call: engine items read before the session's last copy event count as
     /// copies (kept); newer ones are dropped.
     pub fn drop_engine(&mut self, copy_epoch: u64) {

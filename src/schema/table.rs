@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 
 use crate::error::{Error, Kind, Result};
 use crate::pack::Format;
+use crate::stats::counters::{TableStats, DSRC_STATS};
 use crate::store::Index;
 
 /// What `WT_SESSION::create` decided about a new table.
@@ -40,12 +41,17 @@ pub struct Table {
     dropped: AtomicBool,
     /// One record per session that has used the table; the sessions write only their own.
     users: Mutex<Vec<Arc<TableUse>>>,
+    /// Statistics of the use records of sessions that have closed.
+    retired: Mutex<[i64; DSRC_STATS]>,
 }
 
-/// One session's use of one table. Only that session writes `open`; `drop` reads every one.
+/// One session's use of one table. Only that session writes it; `drop` and statistics
+/// cursors read every one.
 #[derive(Default)]
 pub struct TableUse {
     open: AtomicU32,
+    /// The session's data-source statistics of this table.
+    pub stats: TableStats,
 }
 
 impl TableUse {
@@ -79,6 +85,7 @@ impl Table {
             index: Index::new(),
             dropped: AtomicBool::new(false),
             users: Mutex::new(Vec::new()),
+            retired: Mutex::new([0; DSRC_STATS]),
         })
     }
 
@@ -138,6 +145,17 @@ impl Table {
     /// that session churn does not grow the list.
     pub fn unregister_use(&self, record: &Arc<TableUse>) {
         self.users.lock().retain(|u| !Arc::ptr_eq(u, record));
+        record.stats.add_into(&mut self.retired.lock());
+    }
+
+    /// The table's data-source statistics: every session's use record summed, plus those of
+    /// sessions that have closed.
+    pub fn stats(&self) -> [i64; DSRC_STATS] {
+        let mut totals = *self.retired.lock();
+        for record in self.users.lock().iter() {
+            record.stats.add_into(&mut totals);
+        }
+        totals
     }
 
     /// Counts a cursor opened by the session owning `record`. Fails with `ENOENT` if the table

@@ -1,65 +1,116 @@
 //! The session's cursors and the session-wide rules that span them: the reset walks and the
 //! count of positioned cursors.
 
+use std::time::Instant;
+
 use crate::cursor::{Cursor, Exact};
 use crate::error::{Kind, Result};
+use crate::stats::counters::{ConnStat, DsrcStat};
 use crate::pack::Format;
 
+use super::cache::{CursorCache, Sweep, SweepReport};
 use super::Session;
 
 /// A cursor's index in its session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CursorId(pub usize);
 
-/// A slab of cursors plus the number currently positioned.
+/// A cursor of the session, open or parked in the cursor cache.
+struct Entry {
+    cursor: Box<Cursor>,
+    /// The URI the cursor was opened with, exactly (the cache's key), and its hash.
+    uri: Box<str>,
+    hash: u64,
+    /// Whether closing may park the cursor in the cache (decided when it was built).
+    cacheable: bool,
+    /// Parked in the cache: closed as far as the application is concerned.
+    cached: bool,
+    /// Order of opening within the session (larger = newer; a reopen from the cache counts as
+    /// an opening), for the session's reset walk.
+    seq: u64,
+}
+
+/// A slab of cursors (open and cached), the cursor cache, and the number currently positioned.
 #[derive(Default)]
 pub struct CursorSet {
-    slab: Vec<Option<Box<Cursor>>>,
+    slab: Vec<Option<Entry>>,
     free: Vec<usize>,
+    cache: CursorCache,
     positioned: usize,
     next_seq: u64,
 }
 
 impl CursorSet {
-    /// Adds a cursor built by `make` (which receives its opening sequence number).
-    pub fn add(&mut self, make: impl FnOnce(u64) -> Cursor) -> CursorId {
+    /// Adds `cursor`, opened with `uri`; `cacheable` says whether closing it may park it in the
+    /// cache.
+    pub fn add(&mut self, uri: &str, cacheable: bool, cursor: Cursor) -> CursorId {
         self.next_seq += 1;
-        let cursor = Box::new(make(self.next_seq));
+        let entry = Entry {
+            cursor: Box::new(cursor),
+            uri: uri.into(),
+            hash: self.cache.hash(uri),
+            cacheable,
+            cached: false,
+            seq: self.next_seq,
+        };
         match self.free.pop() {
             Some(i) => {
-                self.slab[i] = Some(cursor);
+                self.slab[i] = Some(entry);
                 CursorId(i)
             }
             None => {
-                self.slab.push(Some(cursor));
+                self.slab.push(Some(entry));
                 CursorId(self.slab.len() - 1)
             }
         }
     }
 
-    /// Removes a cursor.
+    fn entry(&self, id: CursorId) -> &Entry {
+        self.slab[id.0].as_ref().expect("cursor ids are valid while the cursor exists")
+    }
+
+    fn entry_mut(&mut self, id: CursorId) -> &mut Entry {
+        self.slab[id.0].as_mut().expect("cursor ids are valid while the cursor exists")
+    }
+
+    /// Removes a cursor for good.
     pub fn remove(&mut self, id: CursorId) -> Box<Cursor> {
-        let cursor = self.slab[id.0].take().expect("cursor ids are valid while the cursor is open");
-        if cursor.is_positioned() {
+        let entry = self.slab[id.0].take().expect("cursor ids are valid while the cursor exists");
+        if entry.cursor.is_positioned() {
             self.positioned -= 1;
         }
         self.free.push(id.0);
-        cursor
+        entry.cursor
     }
 
     /// A cursor.
     pub fn get(&self, id: CursorId) -> &Cursor {
-        self.slab[id.0].as_deref().expect("cursor ids are valid while the cursor is open")
+        &self.entry(id).cursor
     }
 
     /// A cursor, for calls that do not change whether it is positioned.
     pub fn get_mut(&mut self, id: CursorId) -> &mut Cursor {
-        self.slab[id.0].as_deref_mut().expect("cursor ids are valid while the cursor is open")
+        &mut self.entry_mut(id).cursor
+    }
+
+    /// The URI a cursor was opened with.
+    pub fn uri(&self, id: CursorId) -> &str {
+        &self.entry(id).uri
+    }
+
+    /// Whether a cursor is parked in the cache.
+    pub fn is_cached(&self, id: CursorId) -> bool {
+        self.entry(id).cached
+    }
+
+    /// Whether closing the cursor may park it.
+    pub fn is_cacheable(&self, id: CursorId) -> bool {
+        self.entry(id).cacheable
     }
 
     /// Runs `f` on one cursor, keeping the positioned count right.
     pub fn with<T>(&mut self, id: CursorId, f: impl FnOnce(&mut Cursor) -> T) -> T {
-        let cursor = self.slab[id.0].as_deref_mut().expect("cursor ids are valid while the cursor is open");
+        let cursor = &mut self.slab[id.0].as_mut().expect("cursor ids are valid while the cursor exists").cursor;
         let before = cursor.is_positioned();
         let out = f(cursor);
         match (before, cursor.is_positioned()) {
@@ -70,24 +121,31 @@ impl CursorSet {
         out
     }
 
-    /// Ids of all cursors.
+    /// Ids of the open (not cached) cursors.
     pub fn ids(&self) -> Vec<CursorId> {
-        self.slab.iter().enumerate().filter(|(_, c)| c.is_some()).map(|(i, _)| CursorId(i)).collect()
+        self.open_entries().map(|(i, _)| CursorId(i)).collect()
     }
 
-    /// Resets every cursor (rollback, session reset and reconfigure: the documented contract).
-    pub fn reset_all(&mut self) {
-        for cursor in self.slab.iter_mut().flatten() {
-            cursor.reset();
+    fn open_entries(&self) -> impl Iterator<Item = (usize, &Entry)> {
+        self.slab.iter().enumerate().filter_map(|(i, e)| e.as_ref().filter(|e| !e.cached).map(|e| (i, e)))
+    }
+
+    /// Resets every open cursor (rollback, session reset and reconfigure: the documented
+    /// contract); returns how many were positioned.
+    pub fn reset_all(&mut self) -> usize {
+        let mut reset = 0;
+        for entry in self.slab.iter_mut().flatten().filter(|e| !e.cached) {
+            reset += usize::from(entry.cursor.is_positioned());
+            entry.cursor.reset();
         }
         self.positioned = 0;
+        reset
     }
 
     /// The reference's walk after a failed auto-commit write: newest cursor first, resetting
     /// each, until no cursor of the session is positioned (traces/README.md §5.4-5.5).
     pub fn reset_walk(&mut self) {
-        let mut order: Vec<(u64, usize)> =
-            self.slab.iter().enumerate().filter_map(|(i, c)| c.as_ref().map(|c| (c.seq(), i))).collect();
+        let mut order: Vec<(u64, usize)> = self.open_entries().map(|(i, e)| (e.seq, i)).collect();
         order.sort_unstable_by(|a, b| b.cmp(a));
         for (_, i) in order {
             if self.positioned == 0 {
@@ -96,6 +154,62 @@ impl CursorSet {
             self.with(CursorId(i), Cursor::reset);
         }
     }
+
+    /// Parks an open, cacheable cursor (already reset). Returns whether a small sweep is due
+    /// by count.
+    pub fn park(&mut self, id: CursorId) -> bool {
+        let entry = self.entry_mut(id);
+        debug_assert!(entry.cacheable && !entry.cached && !entry.cursor.is_positioned());
+        entry.cached = true;
+        let hash = entry.hash;
+        self.cache.park(hash, id)
+    }
+
+    /// Takes a parked cursor opened with exactly `uri`; it is open again.
+    pub fn unpark(&mut self, uri: &str) -> Option<CursorId> {
+        if self.cache.is_empty() {
+            return None;
+        }
+        let hash = self.cache.hash(uri);
+        let slab = &self.slab;
+        let id = self.cache.take(hash, |id| slab[id.0].as_ref().is_some_and(|e| &*e.uri == uri))?;
+        self.next_seq += 1;
+        let seq = self.next_seq;
+        let entry = self.entry_mut(id);
+        entry.cached = false;
+        entry.seq = seq;
+        Some(id)
+    }
+
+    /// Takes every parked cursor.
+    pub fn unpark_all(&mut self) -> Vec<CursorId> {
+        let ids = self.cache.drain();
+        for &id in &ids {
+            self.entry_mut(id).cached = false;
+        }
+        ids
+    }
+
+    /// Runs a sweep of `kind` if one is due: parked cursors for which `stale` holds are removed
+    /// from the cache and returned; the others' retained buffers are released.
+    pub fn sweep(&mut self, kind: Sweep, stale: impl Fn(&Cursor) -> bool) -> Option<(SweepReport, Vec<CursorId>)> {
+        self.cache.sweep_due(kind, Instant::now())?;
+        let mut gone = Vec::new();
+        let slab = &mut self.slab;
+        let report = self.cache.sweep(
+            kind,
+            |id| {
+                let entry = slab[id.0].as_mut().expect("parked cursors exist");
+                entry.cursor.release_buffers();
+                stale(&entry.cursor)
+            },
+            |id| gone.push(id),
+        );
+        for &id in &gone {
+            self.entry_mut(id).cached = false;
+        }
+        Some((report, gone))
+    }
 }
 
 /// Whether an error came from the write itself rather than from checking its arguments.
@@ -103,17 +217,85 @@ fn reached_data(kind: Kind) -> bool {
     matches!(kind, Kind::NotFound | Kind::DuplicateKey | Kind::Rollback)
 }
 
+/// The statistics one kind of cursor call counts: calls (connection and data source) and
+/// failed calls (connection; `WT_NOTFOUND` is not a failure there).
+struct Counted {
+    calls: ConnStat,
+    errors: ConnStat,
+    table_calls: DsrcStat,
+}
+
+const SEARCH: Counted = Counted { calls: ConnStat::Searches, errors: ConnStat::SearchErrors, table_calls: DsrcStat::Searches };
+const SEARCH_NEAR: Counted =
+    Counted { calls: ConnStat::SearchNears, errors: ConnStat::SearchNearErrors, table_calls: DsrcStat::SearchNears };
+const NEXT: Counted = Counted { calls: ConnStat::Nexts, errors: ConnStat::NextErrors, table_calls: DsrcStat::Nexts };
+const PREV: Counted = Counted { calls: ConnStat::Prevs, errors: ConnStat::PrevErrors, table_calls: DsrcStat::Prevs };
+
+/// A write call's statistics, plus the byte counts it adds.
+struct CountedWrite {
+    counted: Counted,
+    bytes: ConnStat,
+    table_bytes: DsrcStat,
+    /// Whether the value's size counts too (insert, update) or only the key's (remove).
+    with_value: bool,
+}
+
+const INSERT: CountedWrite = CountedWrite {
+    counted: Counted { calls: ConnStat::Inserts, errors: ConnStat::InsertErrors, table_calls: DsrcStat::Inserts },
+    bytes: ConnStat::InsertBytes,
+    table_bytes: DsrcStat::InsertBytes,
+    with_value: true,
+};
+const UPDATE: CountedWrite = CountedWrite {
+    counted: Counted { calls: ConnStat::Updates, errors: ConnStat::UpdateErrors, table_calls: DsrcStat::Updates },
+    bytes: ConnStat::UpdateBytes,
+    table_bytes: DsrcStat::UpdateBytes,
+    with_value: true,
+};
+const REMOVE: CountedWrite = CountedWrite {
+    counted: Counted { calls: ConnStat::Removes, errors: ConnStat::RemoveErrors, table_calls: DsrcStat::Removes },
+    bytes: ConnStat::RemoveBytes,
+    table_bytes: DsrcStat::RemoveBytes,
+    with_value: false,
+};
+
+/// What closing a cursor did with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closed {
+    /// Parked in the session's cursor cache: its handle stays for a later `open_cursor`.
+    Cached,
+    /// Gone.
+    Freed,
+}
+
 impl Session {
+    /// Counts one call of kind `what` on cursor `id` and, when it failed other than with
+    /// `WT_NOTFOUND`, one failed call.
+    #[inline(always)]
+    fn count<T>(&self, id: CursorId, what: &Counted, out: &Result<T>) {
+        let stats = self.stats();
+        stats.add(what.calls, 1);
+        self.cursors.get(id).table_use().stats.add(what.table_calls, 1);
+        if let Err(e) = out {
+            if e.kind() != Kind::NotFound {
+                stats.add(what.errors, 1);
+            }
+        }
+    }
+
     /// A read-type cursor call: on failure the cursor keeps only what the application set.
-    fn read<T>(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64) -> Result<T>) -> Result<T> {
+    #[inline(always)]
+    fn read<T>(&mut self, id: CursorId, what: &Counted, op: impl FnOnce(&mut Cursor, u64) -> Result<T>) -> Result<T> {
         let epoch = self.copy_epoch;
-        self.cursors.with(id, |c| {
+        let out = self.cursors.with(id, |c| {
             let out = op(c, epoch);
             if out.is_err() {
                 c.fail(epoch);
             }
             out
-        })
+        });
+        self.count(id, what, &out);
+        out
     }
 
     /// A write-type cursor call (auto-commit until transactions exist). Success makes the
@@ -121,7 +303,14 @@ impl Session {
     /// (`WT_NOTFOUND`, `WT_DUPLICATE_KEY`, `WT_ROLLBACK`) runs the reference's reset walk; a
     /// call refused before that (missing key or value, a read-only cursor, an isolation that
     /// cannot write) only fails its own cursor.
-    fn write(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64, bool) -> Result<()>) -> Result<()> {
+    fn write(&mut self, id: CursorId, what: &CountedWrite, op: impl FnOnce(&mut Cursor, u64, bool) -> Result<()>) -> Result<()> {
+        // Sizes as stored, counted whether or not the write succeeds (statistics.md §5).
+        let bytes = {
+            let c = self.cursors.get(id);
+            let key = c.key_bytes().map_or(0, <[u8]>::len);
+            let value = if what.with_value { c.value_bytes().map_or(0, <[u8]>::len) } else { 0 };
+            (key + value) as i64
+        };
         let epoch = self.copy_epoch;
         let can_write = self.isolation == super::Isolation::Snapshot;
         let out = self.cursors.with(id, |c| {
@@ -133,6 +322,9 @@ impl Session {
             }
             out
         });
+        self.count(id, &what.counted, &out);
+        self.stats().add(what.bytes, bytes);
+        self.cursors.get(id).table_use().stats.add(what.table_bytes, bytes);
         match &out {
             Ok(()) => self.copy_epoch += 1,
             Err(e) if reached_data(e.kind()) => self.cursors.reset_walk(),
@@ -143,42 +335,49 @@ impl Session {
 
     /// `WT_CURSOR::search`.
     pub fn search(&mut self, id: CursorId) -> Result<()> {
-        self.read(id, Cursor::search)
+        self.read(id, &SEARCH, Cursor::search)
     }
 
     /// `WT_CURSOR::search_near`.
     pub fn search_near(&mut self, id: CursorId) -> Result<Exact> {
-        self.read(id, Cursor::search_near)
+        self.read(id, &SEARCH_NEAR, Cursor::search_near)
     }
 
     /// `WT_CURSOR::next`.
     pub fn next(&mut self, id: CursorId) -> Result<()> {
-        self.read(id, Cursor::next)
+        self.read(id, &NEXT, Cursor::next)
     }
 
     /// `WT_CURSOR::prev`.
     pub fn prev(&mut self, id: CursorId) -> Result<()> {
-        self.read(id, Cursor::prev)
+        self.read(id, &PREV, Cursor::prev)
     }
 
     /// `WT_CURSOR::insert`.
     pub fn insert(&mut self, id: CursorId) -> Result<()> {
-        self.write(id, Cursor::insert)
+        self.write(id, &INSERT, Cursor::insert)
     }
 
     /// `WT_CURSOR::update`.
     pub fn update(&mut self, id: CursorId) -> Result<()> {
-        self.write(id, Cursor::update)
+        self.write(id, &UPDATE, Cursor::update)
     }
 
     /// `WT_CURSOR::remove`.
     pub fn remove(&mut self, id: CursorId) -> Result<()> {
-        self.write(id, Cursor::remove)
+        self.write(id, &REMOVE, Cursor::remove)
+    }
+
+    /// Resets a cursor, counting the reset (explicit or implied by another call).
+    fn reset_counted(&mut self, id: CursorId) {
+        self.cursors.with(id, Cursor::reset);
+        self.stats().add(ConnStat::Resets, 1);
+        self.cursors.get(id).table_use().stats.add(DsrcStat::Resets, 1);
     }
 
     /// `WT_CURSOR::reset`.
     pub fn reset_cursor(&mut self, id: CursorId) {
-        self.cursors.with(id, Cursor::reset)
+        self.reset_counted(id);
     }
 
     /// `WT_CURSOR::set_key`: `pack` writes the key in the cursor's API key format.
@@ -204,19 +403,112 @@ impl Session {
         self.cursors.get_mut(id).set_value_with(pack)
     }
 
-    /// `WT_CURSOR::reconfigure`.
+    /// `WT_CURSOR::reconfigure` (which resets the cursor).
     pub fn reconfigure_cursor(&mut self, id: CursorId, config: Option<&str>) -> Result<()> {
         let cfg = crate::config::validate(crate::config::Method::CursorReconfigure, config, None)?;
-        self.cursors.with(id, |c| {
-            let next = c.config().reconfigured(&cfg);
-            c.reconfigure(next);
-        });
+        let next = self.cursors.get(id).config().reconfigured(&cfg);
+        self.reset_counted(id);
+        self.cursors.get_mut(id).reconfigure(next);
         Ok(())
     }
 
-    /// `WT_CURSOR::close`.
-    pub fn close_cursor(&mut self, id: CursorId) {
-        let cursor = self.cursors.remove(id);
+    /// `WT_CURSOR::close`: parks the cursor in the session's cache when the session caches
+    /// cursors and the cursor is of a cacheable kind, else closes it for good.
+    pub fn close_cursor(&mut self, id: CursorId) -> Result<Closed> {
+        if self.cursors.is_cached(id) {
+            // The application closed this handle already (the reference crashes here).
+            return Err(crate::error::Error::unsupported("Cursor has been closed"));
+        }
+        if !(self.cache_cursors && self.cursors.is_cacheable(id)) {
+            self.close_for_good(id);
+            return Ok(Closed::Freed);
+        }
+        self.reset_counted(id);
+        let stats = self.stats();
+        stats.add(ConnStat::CacheCloses, 1);
+        stats.add(ConnStat::OpenCursors, -1);
+        stats.add(ConnStat::CachedCursors, 1);
+        let cursor = self.cursors.get(id);
+        let table_stats = &cursor.table_use().stats;
+        table_stats.add(DsrcStat::CacheCloses, 1);
+        table_stats.add(DsrcStat::OpenCursors, -1);
+        // A parked cursor no longer keeps its table from being dropped.
         cursor.table().release(cursor.table_use());
+        if self.cursors.park(id) {
+            self.sweep_cache(Sweep::Small);
+        }
+        Ok(Closed::Cached)
+    }
+
+    /// Closes an open cursor for good.
+    pub fn close_for_good(&mut self, id: CursorId) {
+        let cursor = self.cursors.remove(id);
+        self.stats().add(ConnStat::OpenCursors, -1);
+        cursor.table_use().stats.add(DsrcStat::OpenCursors, -1);
+        cursor.table().release(cursor.table_use());
+    }
+
+    /// Takes a parked cursor opened with `uri` back out of the cache, if one is there and its
+    /// table still exists; parked cursors of dropped tables met on the way are freed.
+    pub(super) fn reuse_cached(&mut self, uri: &str, config: crate::cursor::CursorConfig) -> Option<CursorId> {
+        while let Some(id) = self.cursors.unpark(uri) {
+            self.stats().add(ConnStat::CachedCursors, -1);
+            let cursor = self.cursors.get_mut(id);
+            if cursor.table().acquire(cursor.table_use()).is_ok() {
+                cursor.reopen(config);
+                let table_stats = &cursor.table_use().stats;
+                table_stats.add(DsrcStat::Reuses, 1);
+                table_stats.add(DsrcStat::OpenCursors, 1);
+                let stats = self.stats();
+                stats.add(ConnStat::Reuses, 1);
+                stats.add(ConnStat::OpenCursors, 1);
+                return Some(id);
+            }
+            self.cursors.remove(id);
+            self.freed.push(id);
+        }
+        None
+    }
+
+    /// Frees every parked cursor: each is first reopened (counted as reused when its table
+    /// still exists), as the reference does when a session stops caching or closes.
+    pub(super) fn empty_cache(&mut self) {
+        for id in self.cursors.unpark_all() {
+            let cursor = self.cursors.remove(id);
+            let stats = self.stats();
+            stats.add(ConnStat::CachedCursors, -1);
+            if !cursor.table().is_dropped() {
+                stats.add(ConnStat::Reuses, 1);
+                cursor.table_use().stats.add(DsrcStat::Reuses, 1);
+            }
+            self.freed.push(id);
+        }
+    }
+
+    /// Runs a cache sweep of `kind` if one is due; parked cursors of dropped tables are freed.
+    pub(super) fn sweep_cache(&mut self, kind: Sweep) {
+        let Some((report, gone)) = self.cursors.sweep(kind, |c| c.table().is_dropped()) else { return };
+        for &id in &gone {
+            self.cursors.remove(id);
+        }
+        self.freed.extend(gone);
+        let stats = self.stats();
+        stats.add(ConnStat::Sweeps, 1);
+        stats.add(ConnStat::SweepBuckets, report.buckets as i64);
+        stats.add(ConnStat::SweepExamined, report.examined as i64);
+        stats.add(ConnStat::SweepClosed, report.closed as i64);
+        stats.add(ConnStat::CachedCursors, -(report.closed as i64));
+    }
+
+    /// Cursors the session freed on its own (stale parked cursors): the C layer frees their
+    /// handles.
+    pub fn take_freed(&mut self) -> Vec<CursorId> {
+        std::mem::take(&mut self.freed)
+    }
+
+    /// Whether [`take_freed`](Self::take_freed) has anything.
+    #[inline]
+    pub fn has_freed(&self) -> bool {
+        !self.freed.is_empty()
     }
 }

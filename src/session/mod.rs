@@ -2,11 +2,13 @@
 //! at a time, so nothing here is shared or locked; what other threads may read (statistics,
 //! later) lives in the connection's session slots.
 
+mod cache;
 mod cursors;
 mod schema_ops;
 mod uri;
 
-pub use cursors::CursorId;
+pub use cursors::{Closed, CursorId};
+pub use schema_ops::Opened;
 pub use uri::Uri;
 
 use std::collections::HashMap;
@@ -17,6 +19,7 @@ use crate::conn::Connection;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::schema::{Table, TableUse};
+use crate::stats::counters::{ConnStat, SessionStats, SlotStats};
 
 /// Transaction isolation levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +53,10 @@ pub struct Session {
     cursors: cursors::CursorSet,
     /// Bumped by events after which engine-returned values count as the application's copies.
     copy_epoch: u64,
+    /// The connection's statistics blocks; this session writes only its slot's.
+    slot_stats: Arc<SlotStats>,
+    /// Cursors freed by the session itself (stale parked cursors) whose C handles must go.
+    freed: Vec<CursorId>,
 }
 
 impl Session {
@@ -65,7 +72,16 @@ impl Session {
             tables: HashMap::new(),
             cursors: cursors::CursorSet::default(),
             copy_epoch: 1,
+            slot_stats: Arc::clone(conn.slot_stats()),
+            freed: Vec::new(),
         })
+        .inspect(|s| s.stats().add(ConnStat::OpenSessions, 1))
+    }
+
+    /// This session's statistics block.
+    #[inline(always)]
+    pub fn stats(&self) -> &SessionStats {
+        self.slot_stats.slot(self.slot)
     }
 
     /// The slot this session occupies.
@@ -83,23 +99,48 @@ impl Session {
         self.isolation
     }
 
-    /// `WT_SESSION::reconfigure`: changes only the keys given and resets every cursor.
+    /// `WT_SESSION::reconfigure`: changes only the keys given and resets every cursor. Turning
+    /// `cache_cursors` off empties the cursor cache.
     pub fn reconfigure(&mut self, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::OpenSession, config, None)?;
         if cfg.is_set("cache_cursors") {
             self.cache_cursors = cfg.bool("cache_cursors");
+            if !self.cache_cursors {
+                self.empty_cache();
+            }
         }
         if cfg.is_set("isolation") {
             self.isolation = Isolation::parse(cfg.str("isolation"));
         }
-        self.cursors.reset_all();
+        self.reset_cursors();
         Ok(())
     }
 
-    /// `WT_SESSION::reset`: resets every cursor of the session.
+    /// `WT_SESSION::reset`: resets every cursor and sweeps the cursor cache.
     pub fn reset(&mut self) -> Result<()> {
-        self.cursors.reset_all();
+        self.reset_cursors();
+        self.sweep_cache(cache::Sweep::Big);
         Ok(())
+    }
+
+    /// Resets every open cursor, counting those that were positioned.
+    fn reset_cursors(&mut self) {
+        let reset = self.cursors.reset_all();
+        self.stats().add(ConnStat::Resets, reset as i64);
+    }
+
+    /// Closes the session's cursors (for good) and empties its cache; returns every cursor id
+    /// it freed, for the C layer to free their handles. The session is then ready to drop.
+    pub fn close(&mut self) -> Vec<CursorId> {
+        self.cache_cursors = false;
+        let open = self.cursors.ids();
+        for &id in &open {
+            self.close_for_good(id);
+        }
+        self.empty_cache();
+        let mut freed = self.take_freed();
+        freed.extend(open);
+        freed
     }
 
     /// `WT_SESSION::begin_transaction` (transactions arrive with their own issue).
@@ -155,10 +196,14 @@ impl Session {
 }
 
 impl Drop for Session {
-    /// The session's cursors are closed by now; its use records leave their tables.
+    /// The session's cursors are closed by now; its use records leave their tables (their
+    /// statistics stay with the tables) and its slot stops counting it as open.
     fn drop(&mut self) {
         for (table, table_use) in self.tables.values() {
             table.unregister_use(table_use);
         }
+        let stats = self.stats();
+        debug_assert_eq!(stats.get(ConnStat::OpenCursors), 0, "a closing session has no open cursors");
+        stats.add(ConnStat::OpenSessions, -1);
     }
 }

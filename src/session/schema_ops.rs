@@ -5,12 +5,28 @@ use crate::conn::Connection;
 use crate::cursor::{Cursor, CursorConfig};
 use crate::error::{Error, Kind, Result};
 use crate::schema::TableSpec;
+use crate::stats::counters::{ConnStat, DsrcStat};
 
 use super::{CursorId, Session, Uri};
 
+/// A cursor `open_cursor` returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Opened {
+    /// The cursor.
+    pub id: CursorId,
+    /// Whether it came from the session's cursor cache (its C handle is the one it had).
+    pub reused: bool,
+}
+
 impl Session {
-    /// `WT_SESSION::create` for `table:NAME`.
+    /// `WT_SESSION::create` for `table:NAME`, counted as a successful or failed table create.
     pub fn create(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
+        let out = self.create_table(conn, uri, config);
+        self.stats().add(if out.is_ok() { ConnStat::CreateOk } else { ConnStat::CreateFailed }, 1);
+        out
+    }
+
+    fn create_table(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::SessionCreate, config, Some(&crate::schema::check_format))?;
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
@@ -40,8 +56,14 @@ impl Session {
         conn.registry().create(spec, cfg.bool("exclusive"))
     }
 
-    /// `WT_SESSION::drop` for `table:NAME`.
+    /// `WT_SESSION::drop` for `table:NAME`, counted as a successful or failed table drop.
     pub fn drop_object(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
+        let out = self.drop_table(conn, uri, config);
+        self.stats().add(if out.is_ok() { ConnStat::DropOk } else { ConnStat::DropFailed }, 1);
+        out
+    }
+
+    fn drop_table(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::SessionDrop, config, None)?;
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
@@ -58,38 +80,51 @@ impl Session {
         }
     }
 
-    /// `WT_SESSION::open_cursor` on a URI.
-    pub fn open_cursor(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<CursorId> {
+    /// `WT_SESSION::open_cursor` on a URI: served from the session's cursor cache when a
+    /// cursor opened with exactly `uri` is parked there (`Opened::reused`).
+    pub fn open_cursor(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<Opened> {
         let cursor_config = if config::is_trivial(config) {
             CursorConfig { overwrite: config != Some("overwrite=false"), ..CursorConfig::default() }
         } else {
             CursorConfig::from_open(&config::validate(Method::OpenCursor, config, None)?)
         };
+        let cacheable = self.cache_cursors && cursor_config.cacheable;
+        if cacheable {
+            if let Some(id) = self.reuse_cached(uri, cursor_config) {
+                return Ok(Opened { id, reused: true });
+            }
+        }
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
             Uri::NotYet(uri) => return Err(Error::unsupported(format!("cursors on \"{uri}\" are not supported yet"))),
         };
         let (table, table_use) = self.table(conn, name)?;
         table.acquire(&table_use)?;
-        Ok(self.cursors.add(|seq| Cursor::new(table, table_use, cursor_config, seq)))
+        let stats = self.stats();
+        stats.add(ConnStat::Creates, 1);
+        stats.add(ConnStat::OpenCursors, 1);
+        table_use.stats.add(DsrcStat::Creates, 1);
+        table_use.stats.add(DsrcStat::OpenCursors, 1);
+        let id = self.cursors.add(uri, cacheable, Cursor::new(table, table_use, cursor_config));
+        Ok(Opened { id, reused: false })
     }
 
     /// `WT_SESSION::open_cursor` with `to_dup`: a cursor on the same table and key, positioned
     /// by a search.
-    pub fn dup_cursor(&mut self, conn: &Connection, of: CursorId, config: Option<&str>) -> Result<CursorId> {
+    pub fn dup_cursor(&mut self, conn: &Connection, of: CursorId, config: Option<&str>) -> Result<Opened> {
         let source = self.cursors.get(of);
         let key = source.key_bytes()?.to_vec();
-        let name = source.table().name().to_string();
-        let id = self.open_cursor(conn, &format!("table:{name}"), config)?;
+        let uri = self.cursors.uri(of).to_string();
+        let Opened { id, reused } = self.open_cursor(conn, &uri, config)?;
         self.set_key_with(id, |_, buf| {
             buf.extend_from_slice(&key);
             Ok(())
         });
         if let Err(e) = self.search(id) {
-            self.close_cursor(id);
+            self.close_for_good(id);
             return Err(e);
         }
-        Ok(id)
+        Ok(Opened { id, reused })
     }
 }
 

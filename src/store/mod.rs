@@ -26,7 +26,7 @@ pub mod key;
 pub mod version;
 
 pub use index::{Exists, Index, Missing, Seek};
-pub use key::{Key, Probe, INLINE_KEY_LEN};
+pub use key::{Key, KeyHashBuilder, Probe, INLINE_KEY_LEN};
 pub use version::{Data, Slot, Version, INLINE_VALUE_LEN, RETIRED, TS_NONE, TXN_COMMITTED};
 
 #[cfg(test)]

@@ -1,0 +1,233 @@
+//! The session's cursor cache: closed cursors parked by the exact URI they were opened with,
+//! ready to be handed back by the next `open_cursor` of that URI (`cursor-cache.md`).
+//!
+//! Like the reference, the cache is a table of 512 hash buckets; sweeps walk the buckets round
+//! robin from where the previous sweep stopped, so the sweep statistics mean what they mean
+//! there. Everything here belongs to one session: no lock, no shared counter.
+
+use std::hash::{BuildHasher, Hasher};
+use std::time::{Duration, Instant};
+
+use crate::store::KeyHashBuilder;
+
+use super::CursorId;
+
+/// Number of hash buckets (the reference's `hash=(buckets=)` default).
+pub const BUCKETS: usize = 512;
+/// Every this many cache-closes a session tries a small sweep.
+pub const CLOSES_PER_SWEEP: u32 = 40;
+/// Least buckets a big / small sweep visits, and the most it visits while it keeps finding
+/// stale cursors.
+const BIG_SWEEP: (usize, usize) = (BUCKETS / 4, BUCKETS);
+const SMALL_SWEEP: (usize, usize) = (6, 64);
+/// Least time between sweeps, and between big sweeps.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+const BIG_SWEEP_EVERY: Duration = Duration::from_secs(30);
+
+/// Which sweep a trigger asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sweep {
+    /// At least a quarter of the buckets.
+    Big,
+    /// At least a few buckets.
+    Small,
+}
+
+/// What a sweep did, for the statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SweepReport {
+    /// Buckets visited.
+    pub buckets: usize,
+    /// Cached cursors looked at.
+    pub examined: usize,
+    /// Cached cursors freed because their object is gone.
+    pub closed: usize,
+}
+
+/// Parked cursor ids by URI hash.
+pub struct CursorCache {
+    /// Allocated at the first park: most sessions never cache a cursor.
+    buckets: Vec<Vec<(u64, CursorId)>>,
+    hasher: KeyHashBuilder,
+    len: usize,
+    next_bucket: usize,
+    closes: u32,
+    last_sweep: Option<Instant>,
+    last_big_sweep: Option<Instant>,
+}
+
+impl Default for CursorCache {
+    fn default() -> Self {
+        CursorCache {
+            buckets: Vec::new(),
+            hasher: KeyHashBuilder::default(),
+            len: 0,
+            next_bucket: 0,
+            closes: 0,
+            last_sweep: None,
+            last_big_sweep: None,
+        }
+    }
+}
+
+impl CursorCache {
+    /// The hash of `uri`.
+    pub fn hash(&self, uri: &str) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        h.write(uri.as_bytes());
+        h.finish()
+    }
+
+    /// Whether no cursor is parked.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Parks cursor `id`, opened with a URI of hash `hash`. Returns whether this close should
+    /// try a small sweep (every [`CLOSES_PER_SWEEP`]th close).
+    pub fn park(&mut self, hash: u64, id: CursorId) -> bool {
+        if self.buckets.is_empty() {
+            self.buckets = (0..BUCKETS).map(|_| Vec::new()).collect();
+        }
+        self.buckets[bucket_of(hash)].push((hash, id));
+        self.len += 1;
+        self.closes += 1;
+        self.closes % CLOSES_PER_SWEEP == 0
+    }
+
+    /// Takes a parked cursor whose URI hashes to `hash` and for which `matches` holds (the
+    /// caller compares the URI itself).
+    pub fn take(&mut self, hash: u64, matches: impl Fn(CursorId) -> bool) -> Option<CursorId> {
+        let bucket = self.buckets.get_mut(bucket_of(hash))?;
+        // Newest first: its buffers are the most likely to be warm.
+        let at = bucket.iter().rposition(|&(h, id)| h == hash && matches(id))?;
+        self.len -= 1;
+        Some(bucket.swap_remove(at).1)
+    }
+
+    /// Takes every parked cursor.
+    pub fn drain(&mut self) -> Vec<CursorId> {
+        self.len = 0;
+        self.buckets.iter_mut().flat_map(|b| b.drain(..)).map(|(_, id)| id).collect()
+    }
+
+    /// Whether `kind` of sweep is due at `now` (and records it as done when it is).
+    pub fn sweep_due(&mut self, kind: Sweep, now: Instant) -> Option<Sweep> {
+        let since = |t: Option<Instant>| t.map_or(Duration::MAX, |t| now.saturating_duration_since(t));
+        let due = match kind {
+            Sweep::Big if since(self.last_big_sweep) >= BIG_SWEEP_EVERY => Some(Sweep::Big),
+            _ if since(self.last_sweep) >= SWEEP_EVERY => Some(Sweep::Small),
+            _ => None,
+        };
+        if let Some(done) = due {
+            self.last_sweep = Some(now);
+            if done == Sweep::Big {
+                self.last_big_sweep = Some(now);
+            }
+        }
+        due
+    }
+
+    /// Sweeps buckets from where the last sweep stopped: each parked cursor is `examined`;
+    /// those for which `stale` holds are removed and passed to `free`. Visits the sweep's least
+    /// number of buckets, then goes on while the previous bucket had stale cursors, up to its
+    /// cap.
+    pub fn sweep(
+        &mut self,
+        kind: Sweep,
+        mut stale: impl FnMut(CursorId) -> bool,
+        mut free: impl FnMut(CursorId),
+    ) -> SweepReport {
+        let (least, most) = if kind == Sweep::Big { BIG_SWEEP } else { SMALL_SWEEP };
+        let mut report = SweepReport::default();
+        if self.buckets.is_empty() {
+            return report;
+        }
+        let mut found_stale = false;
+        while report.buckets < most && (report.buckets < least || found_stale) {
+            let bucket = &mut self.buckets[self.next_bucket];
+            self.next_bucket = (self.next_bucket + 1) % BUCKETS;
+            report.buckets += 1;
+            report.examined += bucket.len();
+            let before = bucket.len();
+            bucket.retain(|&(_, id)| {
+                if stale(id) {
+                    free(id);
+                    false
+                } else {
+                    true
+                }
+            });
+            let closed = before - bucket.len();
+            found_stale = closed > 0;
+            report.closed += closed;
+        }
+        self.len -= report.closed;
+        report
+    }
+}
+
+fn bucket_of(hash: u64) -> usize {
+    (hash >> 32) as usize % BUCKETS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn park_and_take_by_hash_and_match() {
+        let mut cache = CursorCache::default();
+        let (a, b) = (cache.hash("table:a"), cache.hash("table:b"));
+        assert_ne!(a, b);
+        cache.park(a, CursorId(1));
+        cache.park(a, CursorId(2));
+        cache.park(b, CursorId(3));
+        assert_eq!(cache.len, 3);
+        assert_eq!(cache.take(a, |id| id != CursorId(2)), Some(CursorId(1)));
+        assert_eq!(cache.take(a, |_| true), Some(CursorId(2)));
+        assert_eq!(cache.take(a, |_| true), None);
+        assert_eq!(cache.drain(), vec![CursorId(3)]);
+        assert!(cache.is_empty());
+    }
+
+    #[test]
+    fn every_fortieth_park_asks_for_a_sweep() {
+        let mut cache = CursorCache::default();
+        let asks: Vec<bool> = (0..80).map(|i| cache.park(i, CursorId(i as usize))).collect();
+        assert_eq!(asks.iter().filter(|&&a| a).count(), 2);
+        assert!(asks[39] && asks[79]);
+    }
+
+    #[test]
+    fn sweeps_are_due_by_time() {
+        let mut cache = CursorCache::default();
+        let t0 = Instant::now();
+        assert_eq!(cache.sweep_due(Sweep::Big, t0), Some(Sweep::Big));
+        assert_eq!(cache.sweep_due(Sweep::Big, t0), None);
+        assert_eq!(cache.sweep_due(Sweep::Small, t0 + Duration::from_secs(2)), Some(Sweep::Small));
+        assert_eq!(cache.sweep_due(Sweep::Big, t0 + Duration::from_millis(2500)), None);
+        assert_eq!(cache.sweep_due(Sweep::Big, t0 + Duration::from_secs(31)), Some(Sweep::Big));
+    }
+
+    #[test]
+    fn a_sweep_visits_its_least_buckets_and_frees_only_stale_cursors() {
+        let mut cache = CursorCache::default();
+        for i in 0..BUCKETS as u64 {
+            // One cursor per bucket; ids below 100 are stale.
+            cache.park(i << 32, CursorId(i as usize));
+        }
+        let mut freed = Vec::new();
+        let report = cache.sweep(Sweep::Small, |id| id.0 < 100, |id| freed.push(id));
+        // Stale cursors keep it going past the least 6 buckets, up to the cap of 64.
+        assert_eq!((report.buckets, report.examined, report.closed), (64, 64, 64));
+        assert_eq!(freed.len(), 64);
+        assert_eq!(cache.len, BUCKETS - 64);
+        // The next sweep starts at bucket 64: a big one visits at least 128 buckets.
+        let report = cache.sweep(Sweep::Big, |id| id.0 < 100, |_| {});
+        assert_eq!((report.buckets, report.closed), (BUCKETS / 4, 36));
+        // A small sweep finding nothing stale stops after its least 6.
+        let report = cache.sweep(Sweep::Small, |_| false, |_| unreachable!());
+        assert_eq!((report.buckets, report.closed), (6, 0));
+    }
+}
