@@ -11,6 +11,7 @@ pub mod error;
 pub mod pack;
 pub mod schema;
 pub mod session;
+pub mod stats;
 pub mod store;
 
 #[allow(missing_docs)]
