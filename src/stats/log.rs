@@ -146,9 +146,9 @@ impl StatsLogConfig {
 /// One statistics cursor's worth of a round.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dump {
-    /// The source name written with each record: the connection's home as given to
-    /// `wiredtiger_open` for the connection dump, the data source's URI (`file:NAME.wt`)
-    /// otherwise.
+    /// The source name written with each record: for the connection dump, its home as
+    /// `wiredtiger_open` took it (the path given, else `WIREDTIGER_HOME`, else `"."`); for a
+    /// data source, its URI (the reference's are `file:NAME.wt` and `lsm:NAME`).
     pub name: String,
     /// [`Family::Connection`] or [`Family::DataSource`].
     pub family: Family,

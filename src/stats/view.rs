@@ -146,7 +146,8 @@ impl StatsView {
         if self.raw { &RAW_FORMAT } else { &VALUE_FORMAT }
     }
 
-    /// `set_key(id)`.
+    /// `set_key(id)`. The value of the last position stays readable until the next
+    /// positioning call (the reference would pair it with the new key's description).
     pub fn set_key(&mut self, id: i32) {
         self.key = id;
         self.key_state = KeyState::Set;
