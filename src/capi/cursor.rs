@@ -46,6 +46,7 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         uri,
         key_int: None,
         value_int: None,
+        stats: None,
     });
     handle.fit(cursor);
     handle.iface.uri = handle.uri.as_ptr();
@@ -269,7 +270,7 @@ unsafe extern "C" fn checkpoint_id(_cursor: *mut WT_CURSOR) -> u64 {
 }
 
 /// The method table of table cursors.
-fn vtable() -> WT_CURSOR {
+pub fn vtable() -> WT_CURSOR {
     WT_CURSOR {
         session: std::ptr::null_mut(),
         uri: std::ptr::null(),

@@ -34,6 +34,8 @@ pub struct SessionHandle {
     pub events: Events,
     /// Cursor handles by `CursorId`, parallel to the core's cursor set.
     pub cursors: Vec<*mut CursorHandle>,
+    /// Open `statistics:` cursor handles (not in the core's cursor set).
+    pub stats_cursors: Vec<*mut CursorHandle>,
     /// Text for `WT_SESSION::strerror` of codes without a static text.
     pub strerror_buf: CString,
     /// Reused buffer for packing keys and values.
@@ -52,6 +54,8 @@ pub struct CursorHandle {
     pub key_int: Option<FieldKind>,
     /// The value's one integer field, likewise.
     pub value_int: Option<FieldKind>,
+    /// A `statistics:` cursor's state (its `id` then names no session cursor).
+    pub stats: Option<Box<crate::session::StatsCursor>>,
     /// The URI exactly as the application passed it (`WT_CURSOR::uri`).
     pub uri: CString,
 }

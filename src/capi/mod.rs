@@ -14,5 +14,6 @@ mod global;
 mod handles;
 mod session;
 mod shim;
+mod stats_cursor;
 
 pub use global::{wiredtiger_open, wiredtiger_strerror, wiredtiger_version};

@@ -41,6 +41,7 @@ pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Re
         core,
         events,
         cursors: Vec::new(),
+        stats_cursors: Vec::new(),
         strerror_buf: CString::default(),
         scratch: Vec::new(),
     });
@@ -67,6 +68,13 @@ pub unsafe fn close(raw: *mut SessionHandle) {
     }
     for id in s.core.close() {
         free_handle(s, id);
+    }
+    for cursor in std::mem::take(&mut s.stats_cursors) {
+        let events = s.events;
+        // SAFETY: a live statistics cursor handle of this session.
+        events.closed(s.as_ptr(), unsafe { &mut (*cursor).iface });
+        // SAFETY: as above; freed here and nowhere else once taken from the list.
+        unsafe { super::stats_cursor::free(s, cursor) };
     }
     let slot = s.core.slot();
     let conn = s.conn();
@@ -124,6 +132,19 @@ unsafe extern "C" fn open_cursor(
             *cursorp = std::ptr::null_mut();
             let config = c_str(config)?;
             let uri = c_str(uri)?;
+            if let Some(uri) = uri.filter(|u| u.starts_with("statistics:")) {
+                if !to_dup.is_null() {
+                    return Err(Error::invalid(
+                        "should be passed either a URI or a cursor to duplicate, but not both",
+                    ));
+                }
+                let stats = s.core.open_statistics(&s.conn().core, uri, config)?;
+                *cursorp = super::stats_cursor::new_handle(s, stats, CString::new(uri).expect("came from a C string"));
+                return Ok(());
+            }
+            if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).stats.is_some() {
+                return Err(Error::unsupported("unsupported object operation: statistics:"));
+            }
             let opened = match (uri, to_dup.is_null()) {
                 (Some(uri), true) => s.core.open_cursor(&s.conn().core, uri, config),
                 (None, false) => {

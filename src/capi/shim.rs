@@ -143,6 +143,15 @@ unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
             // SAFETY: `args` comes from `ul_collect` with this cursor's plan, which is `fmt`'s.
             unsafe { pack_args(fmt, args, buf) }
         };
+        // SAFETY: the shim passes the application's cursor handle; no other reference to it
+        // is alive.
+        if let Some(stats) = unsafe { (*cursor.cast::<CursorHandle>()).stats.as_deref_mut() } {
+            // A statistics cursor has a key only; `set_value` has nothing to set.
+            if key {
+                stats.view_mut().set_key_with(pack);
+            }
+            return;
+        }
         if key {
             session.core.set_key_with(id, pack);
         } else {
@@ -156,9 +165,9 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
     guard(api, code::WT_PANIC, || {
         // SAFETY: the shim passes the application's cursor handle.
         let Some((session, id, int)) = (unsafe { CursorHandle::parts_int(cursor, key) }) else { return code::EINVAL };
-        let cursor = session.core.cursor(id);
         // A single integer, the common case, decodes straight into the shim's one entry.
         if let (Some(kind), false, 1) = (int, out.is_null(), n) {
+            let cursor = session.core.cursor(id);
             let v = if key { cursor.key_int(kind) } else { cursor.value_int(kind) };
             if let Some(v) = v {
                 // SAFETY: the shim passes an array of `n` (here 1) entries.
@@ -166,10 +175,18 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
                 return 0;
             }
         }
-        let (bytes, fmt) = if key {
-            (cursor.key_bytes(), cursor.api_key_format())
-        } else {
-            (cursor.value_bytes(), cursor.api_value_format())
+        // SAFETY: the shim passes the application's cursor handle; only read here.
+        let (bytes, fmt) = match unsafe { (*cursor.cast::<CursorHandle>()).stats.as_deref() } {
+            Some(stats) if key => (stats.view().key_bytes(), stats.view().api_key_format()),
+            Some(stats) => (stats.view().value_bytes(), stats.view().api_value_format()),
+            None => {
+                let cursor = session.core.cursor(id);
+                if key {
+                    (cursor.key_bytes(), cursor.api_key_format())
+                } else {
+                    (cursor.value_bytes(), cursor.api_value_format())
+                }
+            }
         };
         let result = bytes.and_then(|bytes| {
             if out.is_null() || n != fmt.cargs().len() {

@@ -3,11 +3,13 @@
 mod home;
 mod settings;
 mod slots;
+mod statistics;
 
 use home::HomeClaim;
 
 pub use settings::Settings;
 pub use slots::SessionSlots;
+pub use statistics::ConnStatistics;
 
 use std::ffi::CString;
 use std::path::Path;
@@ -37,6 +39,7 @@ pub struct Connection {
     slots: SessionSlots,
     /// One statistics block per session slot.
     slot_stats: Arc<SlotStats>,
+    statistics: ConnStatistics,
 }
 
 impl Connection {
@@ -68,6 +71,7 @@ impl Connection {
             registry: Registry::default(),
             slots: SessionSlots::new(capacity),
             slot_stats: Arc::new(SlotStats::new(capacity)),
+            statistics: ConnStatistics::new(config::check_statistics(&cfg)?, cfg.int("cache_size")),
         })
     }
 
@@ -101,6 +105,16 @@ impl Connection {
         &self.slot_stats
     }
 
+    /// The statistics setting and snapshots.
+    pub fn statistics(&self) -> &ConnStatistics {
+        &self.statistics
+    }
+
+    /// A snapshot of the connection statistics (`statistics:`).
+    pub fn statistics_snapshot(&self, clear: bool) -> crate::stats::Snapshot {
+        self.statistics.snapshot(&self.slot_stats, clear)
+    }
+
     /// The prefix of every error message (read on error paths only).
     pub fn error_prefix(&self) -> String {
         self.error_prefix.read().clone()
@@ -110,7 +124,8 @@ impl Connection {
     pub fn reconfigure(&self, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::ConnReconfigure, config, None)?;
         if cfg.is_set("statistics") {
-            settings::check_statistics(&cfg)?;
+            let flags = config::check_statistics(&cfg)?;
+            self.statistics.reconfigure(flags, &self.slot_stats);
         }
         if cfg.is_set("error_prefix") {
             *self.error_prefix.write() = cfg.str("error_prefix").to_string();

@@ -48,6 +48,6 @@ impl Settings {
 }
 
 /// The `statistics` list rules shared by `wiredtiger_open` and `WT_CONNECTION::reconfigure`.
-pub fn check_statistics(cfg: &Config<'_>) -> Result<()> {
+fn check_statistics(cfg: &Config<'_>) -> Result<()> {
     crate::config::check_statistics(cfg).map(drop).map_err(Error::from)
 }

@@ -9,7 +9,8 @@ use parking_lot::Mutex;
 
 use crate::error::{Error, Kind, Result};
 use crate::pack::Format;
-use crate::stats::counters::{TableStats, DSRC_STATS};
+use crate::stats::counters::{TableStats, DSRC_IDS, DSRC_KEEP, DSRC_STATS};
+use crate::stats::Snapshot;
 use crate::store::Index;
 
 /// What `WT_SESSION::create` decided about a new table.
@@ -43,6 +44,8 @@ pub struct Table {
     users: Mutex<Vec<Arc<TableUse>>>,
     /// Statistics of the use records of sessions that have closed.
     retired: Mutex<[i64; DSRC_STATS]>,
+    /// Totals at the last `statistics=(clear)` read, for clearable statistics.
+    baseline: Mutex<[i64; DSRC_STATS]>,
 }
 
 /// One session's use of one table. Only that session writes it; `drop` and statistics
@@ -86,6 +89,7 @@ impl Table {
             dropped: AtomicBool::new(false),
             users: Mutex::new(Vec::new()),
             retired: Mutex::new([0; DSRC_STATS]),
+            baseline: Mutex::new([0; DSRC_STATS]),
         })
     }
 
@@ -148,14 +152,21 @@ impl Table {
         record.stats.add_into(&mut self.retired.lock());
     }
 
-    /// The table's data-source statistics: every session's use record summed, plus those of
-    /// sessions that have closed.
-    pub fn stats(&self) -> [i64; DSRC_STATS] {
+    /// The table's data-source statistics (`statistics:table:NAME`), sorted by id: every
+    /// session's use record summed, plus those of sessions that have closed. With `clear`, the
+    /// clearable statistics then start again from zero.
+    pub fn statistics_snapshot(&self, clear: bool) -> Snapshot {
         let mut totals = *self.retired.lock();
         for record in self.users.lock().iter() {
             record.stats.add_into(&mut totals);
         }
-        totals
+        let mut baseline = self.baseline.lock();
+        let snapshot =
+            (0..DSRC_STATS).map(|i| (DSRC_IDS[i], if DSRC_KEEP[i] { totals[i] } else { totals[i] - baseline[i] })).collect();
+        if clear {
+            *baseline = totals;
+        }
+        snapshot
     }
 
     /// Counts a cursor opened by the session owning `record`. Fails with `ENOENT` if the table

@@ -5,10 +5,12 @@
 mod cache;
 mod cursors;
 mod schema_ops;
+mod statistics;
 mod uri;
 
 pub use cursors::{Closed, CursorId};
 pub use schema_ops::Opened;
+pub use statistics::StatsCursor;
 pub use uri::Uri;
 
 use std::collections::HashMap;
