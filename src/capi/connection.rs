@@ -57,6 +57,7 @@ unsafe extern "C" fn close(conn: *mut WT_CONNECTION, config: *const c_char) -> c
                 }
             }
         }
+        c.core.close_stats_log();
         // SAFETY: made by `Box::into_raw` in `new_handle`; every session is gone.
         drop(unsafe { Box::from_raw(conn.cast::<ConnectionHandle>()) });
         rc

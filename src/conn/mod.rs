@@ -16,16 +16,47 @@ use std::path::Path;
 
 use std::sync::Arc;
 
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 
 use crate::config::{self, Method};
 use crate::error::{Error, Kind, Result};
 use crate::schema::Registry;
 use crate::stats::counters::SlotStats;
+use crate::stats::log::{Dump, DumpSource, StatsLogConfig, StatsLogger};
+use crate::stats::Family;
 
 /// Sessions the reference reserves beyond `session_max` for its own threads; applications
 /// observed one application session per slot of this allowance (api.md, `open_session`).
 const INTERNAL_SESSIONS: usize = 22;
+
+/// The statistics log's view of the connection: each round, the connection's statistics and
+/// those of the tables the `sources` select (table `NAME` is source `file:NAME.wt`, its file
+/// in the reference), or nothing while statistics are off. It holds shared parts of the
+/// connection, not the connection.
+fn stats_log_source(conn: &Connection, config: StatsLogConfig) -> DumpSource {
+    let statistics = Arc::clone(&conn.statistics);
+    let slot_stats = Arc::clone(&conn.slot_stats);
+    let registry = Arc::clone(&conn.registry);
+    let home = conn.home.to_string_lossy().into_owned();
+    Box::new(move || {
+        let flags = statistics.flags();
+        if !flags.enabled() {
+            return None;
+        }
+        let mut dumps = vec![Dump {
+            name: home.clone(),
+            family: Family::Connection,
+            stats: statistics.snapshot(&slot_stats, flags.clear),
+        }];
+        let mut tables: Vec<(String, Arc<crate::schema::Table>)> =
+            registry.tables().into_iter().map(|t| (format!("file:{}.wt", t.name()), t)).collect();
+        tables.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, table) in tables.into_iter().filter(|(name, _)| config.matches_source(name)) {
+            dumps.push(Dump { name, family: Family::DataSource, stats: table.statistics_snapshot(flags.clear) });
+        }
+        Some(dumps)
+    })
+}
 
 /// An open database.
 pub struct Connection {
@@ -35,11 +66,13 @@ pub struct Connection {
     is_new: bool,
     settings: Settings,
     error_prefix: RwLock<String>,
-    registry: Registry,
+    registry: Arc<Registry>,
     slots: SessionSlots,
     /// One statistics block per session slot.
     slot_stats: Arc<SlotStats>,
-    statistics: ConnStatistics,
+    statistics: Arc<ConnStatistics>,
+    /// The `statistics_log` settings and thread.
+    stats_log: Mutex<(StatsLogConfig, Option<StatsLogger>)>,
 }
 
 impl Connection {
@@ -61,18 +94,40 @@ impl Connection {
             ));
         }
         let capacity = settings.session_max + INTERNAL_SESSIONS;
+        let stats_log = StatsLogConfig::from_config(&cfg, None)?;
         let home_claim = HomeClaim::new(home_str)?;
-        Ok(Connection {
+        let conn = Connection {
             _home_claim: home_claim,
             home: CString::new(home_str).map_err(|_| Error::invalid("home contains a NUL byte"))?,
             is_new: true,
             error_prefix: RwLock::new(cfg.str("error_prefix").to_string()),
             settings,
-            registry: Registry::default(),
+            registry: Arc::default(),
             slots: SessionSlots::new(capacity),
             slot_stats: Arc::new(SlotStats::new(capacity)),
-            statistics: ConnStatistics::new(config::check_statistics(&cfg)?, cfg.int("cache_size")),
-        })
+            statistics: Arc::new(ConnStatistics::new(config::check_statistics(&cfg)?, cfg.int("cache_size"))),
+            stats_log: Mutex::new((StatsLogConfig::default(), None)),
+        };
+        conn.start_stats_log(stats_log)?;
+        Ok(conn)
+    }
+
+    /// (Re)starts the statistics log with `config`, stopping the thread that ran before.
+    fn start_stats_log(&self, config: StatsLogConfig) -> Result<()> {
+        let mut log = self.stats_log.lock();
+        if let Some(old) = log.1.take() {
+            // The old thread's I/O error was its own; the new settings start afresh.
+            let _ = old.stop();
+        }
+        let home = Path::new(self.home.to_str().unwrap_or("."));
+        let logger = if config.runs() || config.on_close {
+            let source = stats_log_source(self, config.clone());
+            Some(StatsLogger::start(&config, home, self.statistics.flags().enabled(), source)?)
+        } else {
+            None
+        };
+        *log = (config, logger);
+        Ok(())
     }
 
     /// The home directory as given ("." for NULL).
@@ -91,7 +146,7 @@ impl Connection {
     }
 
     /// The tables.
-    pub fn registry(&self) -> &Registry {
+    pub fn registry(&self) -> &Arc<Registry> {
         &self.registry
     }
 
@@ -130,11 +185,31 @@ impl Connection {
         if cfg.is_set("error_prefix") {
             *self.error_prefix.write() = cfg.str("error_prefix").to_string();
         }
+        if cfg.is_set("statistics_log") {
+            let previous = self.stats_log.lock().0.clone();
+            self.start_stats_log(StatsLogConfig::from_config(&cfg, Some(&previous))?)?;
+        }
         Ok(())
+    }
+
+    /// Stops the statistics log, writing its last round when `on_close` asks for one (the
+    /// connection is closing: its sessions are closed).
+    pub fn close_stats_log(&self) {
+        if let Some(logger) = self.stats_log.lock().1.take() {
+            // Nothing is left to report an I/O error of the log to.
+            let _ = logger.close();
+        }
     }
 
     /// Validates the configuration of `WT_CONNECTION::close` (the connection closes anyway).
     pub fn check_close_config(config: Option<&str>) -> Result<()> {
         config::validate(Method::ConnClose, config, None).map(drop).map_err(Error::from)
+    }
+}
+
+impl Drop for Connection {
+    /// A connection dropped without `close` (Rust users) still stops its statistics log.
+    fn drop(&mut self) {
+        self.close_stats_log();
     }
 }

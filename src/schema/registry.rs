@@ -38,6 +38,12 @@ impl Registry {
         }
     }
 
+    /// Every table, in no particular order (statistics log rounds).
+    pub fn tables(&self) -> Vec<Arc<Table>> {
+        let guard = Guard::new();
+        self.tables.iter(&guard).map(|(_, t)| Arc::clone(t)).collect()
+    }
+
     /// Drops a table: `ENOENT` if missing, `EBUSY` while a cursor is open on it.
     pub fn drop_table(&self, name: &str) -> Result<()> {
         let table = self.get(name).ok_or(Error::quiet(Kind::NoEntry))?;
