@@ -66,8 +66,8 @@ expect_at(int line, const char *step, int64_t internal, int64_t open, int64_t ca
 
 /*
  * Opens a session and opens and closes one cursor on `uri` in it; *internal is the change of the
- * open cursor count, i.e. the engine's own cursors the session keeps (the reference opens one, its
- * metadata cursor, on the session's first table open; an engine need not).
+ * open cursor count, i.e. the engine's own cursors the session keeps (the reference opens one
+ * with the session; an engine need not).
  */
 static WT_SESSION *
 warm_session(const char *config, const char *uri, int64_t *internal)

@@ -4,9 +4,8 @@
  * sessions closed with cursors still open, internal cursors and statistics cursors. Statistics
  * are read from a separate observer session and compared as deltas (statistics.md section 4):
  * the engine's own internal cursors are measured, not assumed (the reference opens one internal
- * cursor per session on the session's first table open and keeps it until the session closes;
- * an engine need not), and each session must take exactly its own contribution with it when it
- * closes. The data-source twin on the table has no internal cursors and is checked absolutely.
+ * cursor with each session and keeps it until the session closes; an engine need not), and each
+ * session must take exactly its own contribution with it when it closes. The data-source twin on the table has no internal cursors and is checked absolutely.
  *
  * Reference (WiredTiger 11.3.1, in_memory=true): passes.
  */
@@ -47,7 +46,7 @@ table_open_count(void)
     return ul_stat(obs, "statistics:" URI, WT_STAT_DSRC_CURSOR_OPEN_COUNT);
 }
 
-/* Opens a session and lets the engine set up whatever internal cursors its first table open needs. */
+/* Opens a session and opens and closes one table cursor in it, so its internal cursors exist. */
 static WT_SESSION *
 open_warm_session(void)
 {
