@@ -6,26 +6,9 @@
  * usage: search [-t threads] [-s seconds] [-w warmup_seconds] [-n rows] [-i iterations]
  *   -i N: run exactly N searches on one thread and no timing (for callgrind instruction counts).
  */
-#define _GNU_SOURCE
-#include <inttypes.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "bench.h" /* first: it defines _GNU_SOURCE */
+
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-#include "wiredtiger.h"
-
-#define DIE(call)                                                                           \
-    do {                                                                                    \
-        int ret_ = (call);                                                                  \
-        if (ret_ != 0) {                                                                    \
-            fprintf(stderr, "%s:%d: %s failed: %d (%s)\n", __FILE__, __LINE__, #call, ret_, \
-              wiredtiger_strerror(ret_));                                                   \
-            exit(1);                                                                        \
-        }                                                                                   \
-    } while (0)
 
 static WT_CONNECTION *conn;
 static uint64_t rows = 10000;
@@ -33,39 +16,16 @@ static volatile int phase; /* 0 warm-up, 1 measure, 2 stop */
 
 /* One per thread, padded so that no two threads write the same cache line. */
 typedef struct {
-    pthread_t tid;
     uint64_t seed;
     uint64_t ops;
     char pad[64];
 } worker;
 
 static uint64_t
-next_rand(uint64_t *s)
-{
-    /* splitmix64 */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static uint64_t
 search_loop(WT_CURSOR *c, uint64_t *seed, uint64_t n, volatile int *stop_phase)
 {
-    uint64_t i, key, value, ops = 0, s = *seed;
-    for (i = 0; n == 0 || i < n; i++) {
-        if (stop_phase != NULL && (i & 1023) == 0 && *stop_phase != 1 && ops > 0)
-            break;
-        key = next_rand(&s) % rows;
-        c->set_key(c, key);
-        DIE(c->search(c));
-        DIE(c->get_value(c, &value));
-        if (value != key * 3) {
-            fprintf(stderr, "wrong value %" PRIu64 " for key %" PRIu64 "\n", value, key);
-            exit(1);
-        }
-        ops++;
-    }
+    uint64_t ops, s = *seed;
+    BENCH_LOOP(ops, n, stop_phase, search_one(c, &s, rows));
     *seed = s;
     return ops;
 }
@@ -76,97 +36,57 @@ run(void *arg)
     worker *w = arg;
     WT_SESSION *s;
     WT_CURSOR *c;
-    uint64_t key, value;
     DIE(conn->open_session(conn, NULL, NULL, &s));
     DIE(s->open_cursor(s, "table:bench", NULL, NULL, &c));
-    while (phase == 0) {
-        key = next_rand(&w->seed) % rows;
-        c->set_key(c, key);
-        DIE(c->search(c));
-        DIE(c->get_value(c, &value));
-    }
+    while (phase == 0)
+        search_one(c, &w->seed, rows);
     w->ops = search_loop(c, &w->seed, 0, &phase);
     DIE(c->close(c));
     DIE(s->close(s, NULL));
     return NULL;
 }
 
-static double
-now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int
 main(int argc, char **argv)
 {
-    int threads = 1, opt, i;
-    double seconds = 2, warmup = 1, start, elapsed;
-    uint64_t iterations = 0, k, total = 0, seed = 42;
+    bench_opts o = BENCH_OPTS_INIT;
+    int opt, i;
+    double elapsed;
+    uint64_t total = 0, seed = 42;
     WT_SESSION *s;
     WT_CURSOR *c;
     worker *workers;
 
-    while ((opt = getopt(argc, argv, "t:s:w:n:i:")) != -1)
-        switch (opt) {
-        case 't':
-            threads = atoi(optarg);
-            break;
-        case 's':
-            seconds = atof(optarg);
-            break;
-        case 'w':
-            warmup = atof(optarg);
-            break;
-        case 'n':
-            rows = strtoull(optarg, NULL, 10);
-            break;
-        case 'i':
-            iterations = strtoull(optarg, NULL, 10);
-            break;
-        default:
-            fprintf(stderr, "usage: %s [-t threads] [-s seconds] [-w warmup] [-n rows] [-i iterations]\n", argv[0]);
+    while ((opt = getopt(argc, argv, BENCH_OPTSTRING)) != -1)
+        if (!bench_opt(&o, opt, optarg)) {
+            fprintf(stderr, "usage: %s " BENCH_OPTS_USAGE "\n", argv[0]);
             return 2;
         }
-    if (threads < 1 || rows == 0 || seconds <= 0) {
-        fprintf(stderr, "%s: threads, rows and seconds must be positive\n", argv[0]);
+    if (!bench_opts_ok(argv[0], &o))
         return 2;
-    }
+    rows = o.rows;
 
     DIE(wiredtiger_open(NULL, NULL, "create,in_memory=true,statistics=(fast)", &conn));
     DIE(conn->open_session(conn, NULL, NULL, &s));
-    DIE(s->create(s, "table:bench", "key_format=Q,value_format=Q"));
+    load_table(s, "table:bench", rows);
     DIE(s->open_cursor(s, "table:bench", NULL, NULL, &c));
-    for (k = 0; k < rows; k++) {
-        c->set_key(c, k);
-        c->set_value(c, k * 3);
-        DIE(c->insert(c));
-    }
-    if (iterations > 0) {
-        search_loop(c, &seed, iterations, NULL);
+    if (o.iterations > 0) {
+        search_loop(c, &seed, o.iterations, NULL);
         DIE(conn->close(conn, NULL));
         return 0;
     }
     DIE(c->close(c));
 
-    workers = calloc((size_t)threads, sizeof(worker));
-    for (i = 0; i < threads; i++) {
+    if ((workers = calloc((size_t)o.threads, sizeof(worker))) == NULL) {
+        fprintf(stderr, "%s: out of memory\n", argv[0]);
+        return 1;
+    }
+    for (i = 0; i < o.threads; i++)
         workers[i].seed = 1000003ULL * (uint64_t)(i + 1);
-        pthread_create(&workers[i].tid, NULL, run, &workers[i]);
-    }
-    usleep((useconds_t)(warmup * 1e6));
-    start = now();
-    phase = 1;
-    usleep((useconds_t)(seconds * 1e6));
-    phase = 2;
-    elapsed = now() - start;
-    for (i = 0; i < threads; i++) {
-        pthread_join(workers[i].tid, NULL);
+    elapsed = run_workers(run, workers, sizeof(worker), o.threads, o.warmup, o.seconds, &phase);
+    for (i = 0; i < o.threads; i++)
         total += workers[i].ops;
-    }
-    printf("search threads=%d rows=%" PRIu64 " ops=%" PRIu64 " seconds=%.3f ops_per_sec=%.0f\n", threads, rows,
+    printf("search threads=%d rows=%" PRIu64 " ops=%" PRIu64 " seconds=%.3f ops_per_sec=%.0f\n", o.threads, rows,
       total, elapsed, (double)total / elapsed);
     free(workers);
     DIE(s->close(s, NULL));

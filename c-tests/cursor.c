@@ -17,12 +17,6 @@ static WT_CONNECTION *conn;
 static WT_SESSION *s, *s2;
 static ul_recorder rec;
 
-#define KEY_IS(c, want)                      \
-    do {                                     \
-        const char *k_ = NULL;               \
-        OK((c)->get_key((c), &k_));          \
-        CHECK_STR(k_, (want));               \
-    } while (0)
 #define VALUE_IS(c, want)                    \
     do {                                     \
         const char *v_ = NULL;               \
