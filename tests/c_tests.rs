@@ -67,4 +67,8 @@ c_tests! {
     struct_pack,
     threads,
     replay,
+    stat19,
+    cursor_cache,
+    stats_cursor,
+    stat_log,
 }

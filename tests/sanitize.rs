@@ -12,7 +12,21 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Every C test (run by tests/c_tests.rs), each with c-tests/util.c.
-const C_TESTS: &[&str] = &["abi", "lifecycle", "formats", "cursor", "errors", "events", "struct_pack", "threads", "replay"];
+const C_TESTS: &[&str] = &[
+    "abi",
+    "lifecycle",
+    "formats",
+    "cursor",
+    "errors",
+    "events",
+    "struct_pack",
+    "threads",
+    "replay",
+    "stat19",
+    "cursor_cache",
+    "stats_cursor",
+    "stat_log",
+];
 
 /// Every example (run by tests/examples.rs).
 const EXAMPLES: &[&str] = &["hello", "scan", "transactions", "statistics", "threads", "packing"];
@@ -107,6 +121,10 @@ sanitized_tests! { c_test:
     asan_ubsan_c_struct_pack => "struct_pack",
     asan_ubsan_c_threads => "threads",
     asan_ubsan_c_replay => "replay",
+    asan_ubsan_c_stat19 => "stat19",
+    asan_ubsan_c_cursor_cache => "cursor_cache",
+    asan_ubsan_c_stats_cursor => "stats_cursor",
+    asan_ubsan_c_stat_log => "stat_log",
 }
 
 sanitized_tests! { example:

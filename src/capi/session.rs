@@ -79,9 +79,11 @@ pub unsafe fn close(raw: *mut SessionHandle) {
     let slot = s.core.slot();
     let conn = s.conn();
     conn.set_session(slot, std::ptr::null_mut());
-    conn.core.slots().release(slot);
     // SAFETY: made by `Box::into_raw` in `open`; no reference to it remains.
     drop(unsafe { Box::from_raw(raw) });
+    // Only now may another session take the slot: the dropped session wrote its statistics
+    // block last (the block's one writer at a time).
+    conn.core.slots().release(slot);
 }
 
 unsafe extern "C" fn session_close(session: *mut WT_SESSION, _config: *const c_char) -> c_int {

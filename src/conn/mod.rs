@@ -185,6 +185,9 @@ impl Connection {
         if cfg.is_set("error_prefix") {
             *self.error_prefix.write() = cfg.str("error_prefix").to_string();
         }
+        if cfg.is_set("cache_size") {
+            self.statistics.set_cache_size(cfg.int("cache_size"));
+        }
         if cfg.is_set("statistics_log") {
             let previous = self.stats_log.lock().0.clone();
             self.start_stats_log(StatsLogConfig::from_config(&cfg, Some(&previous))?)?;

@@ -7,6 +7,8 @@
 //! counters are reported against; the sessions' counters themselves are never written by
 //! anyone but their owner.
 
+use std::sync::atomic::{AtomicI64, Ordering};
+
 use parking_lot::{Mutex, RwLock};
 
 use crate::config::StatisticsFlags;
@@ -18,7 +20,8 @@ use crate::stats::Snapshot;
 pub struct ConnStatistics {
     flags: RwLock<StatisticsFlags>,
     reader: Mutex<Reader>,
-    cache_size: i64,
+    /// `cache_size`, reported as "cache: maximum bytes configured" (settable by `reconfigure`).
+    cache_size: AtomicI64,
 }
 
 #[derive(Default)]
@@ -31,7 +34,7 @@ struct Reader {
 impl ConnStatistics {
     /// The state for a connection opened with `flags` and `cache_size`.
     pub fn new(flags: StatisticsFlags, cache_size: i64) -> Self {
-        ConnStatistics { flags: RwLock::new(flags), reader: Mutex::new(Reader::default()), cache_size }
+        ConnStatistics { flags: RwLock::new(flags), reader: Mutex::new(Reader::default()), cache_size: AtomicI64::new(cache_size) }
     }
 
     /// What the connection maintains now.
@@ -49,6 +52,11 @@ impl ConnStatistics {
         *current = flags;
     }
 
+    /// `WT_CONNECTION::reconfigure` of `cache_size`.
+    pub fn set_cache_size(&self, bytes: i64) {
+        self.cache_size.store(bytes, Ordering::Relaxed);
+    }
+
     /// The connection statistics (`statistics:`), sorted by id; with `clear`, the clearable
     /// counters then start again from zero.
     pub fn snapshot(&self, slots: &SlotStats, clear: bool) -> Snapshot {
@@ -57,7 +65,7 @@ impl ConnStatistics {
         let mut snapshot: Snapshot = (0..CONN_STATS)
             .map(|i| (CONN_IDS[i], if CONN_KEEP[i] { totals[i] } else { totals[i] - reader.baseline[i] }))
             .collect();
-        snapshot.push((CONN_CACHE_BYTES_MAX, self.cache_size));
+        snapshot.push((CONN_CACHE_BYTES_MAX, self.cache_size.load(Ordering::Relaxed)));
         snapshot.sort_unstable_by_key(|&(id, _)| id);
         if clear {
             reader.baseline = totals;

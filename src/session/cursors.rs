@@ -131,15 +131,15 @@ impl CursorSet {
     }
 
     /// Resets every open cursor (rollback, session reset and reconfigure: the documented
-    /// contract); returns how many were positioned.
-    pub fn reset_all(&mut self) -> usize {
-        let mut reset = 0;
+    /// contract); `positioned` sees each cursor that was on a record first.
+    pub fn reset_all(&mut self, mut positioned: impl FnMut(&Cursor)) {
         for entry in self.slab.iter_mut().flatten().filter(|e| !e.cached) {
-            reset += usize::from(entry.cursor.is_positioned());
+            if entry.cursor.is_positioned() {
+                positioned(&entry.cursor);
+            }
             entry.cursor.reset();
         }
         self.positioned = 0;
-        reset
     }
 
     /// The reference's walk after a failed auto-commit write: newest cursor first, resetting

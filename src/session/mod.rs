@@ -21,7 +21,7 @@ use crate::conn::Connection;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::schema::{Table, TableUse};
-use crate::stats::counters::{ConnStat, SessionStats, SlotStats};
+use crate::stats::counters::{ConnStat, DsrcStat, SessionStats, SlotStats};
 
 /// Transaction isolation levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,10 +125,14 @@ impl Session {
         Ok(())
     }
 
-    /// Resets every open cursor, counting those that were positioned.
+    /// Resets every open cursor, counting a reset for each that was positioned.
     fn reset_cursors(&mut self) {
-        let reset = self.cursors.reset_all();
-        self.stats().add(ConnStat::Resets, reset as i64);
+        let mut reset = 0;
+        self.cursors.reset_all(|c| {
+            reset += 1;
+            c.table_use().stats.add(DsrcStat::Resets, 1);
+        });
+        self.stats().add(ConnStat::Resets, reset);
     }
 
     /// Closes the session's cursors (for good) and empties its cache; returns every cursor id
