@@ -13,7 +13,7 @@ use parking_lot::{Mutex, RwLock};
 
 use crate::config::StatisticsFlags;
 use crate::stats::catalog::CONN_CACHE_BYTES_MAX;
-use crate::stats::counters::{SlotStats, Summer, CONN_IDS, CONN_KEEP, CONN_STATS};
+use crate::stats::counters::{conn_report, SlotStats, Summer, CONN_STATS};
 use crate::stats::Snapshot;
 
 /// The connection's statistics state.
@@ -62,9 +62,7 @@ impl ConnStatistics {
     pub fn snapshot(&self, slots: &SlotStats, clear: bool) -> Snapshot {
         let mut reader = self.reader.lock();
         let totals = *reader.summer.sum(slots);
-        let mut snapshot: Snapshot = (0..CONN_STATS)
-            .map(|i| (CONN_IDS[i], if CONN_KEEP[i] { totals[i] } else { totals[i] - reader.baseline[i] }))
-            .collect();
+        let mut snapshot: Snapshot = conn_report(&totals, &reader.baseline);
         snapshot.push((CONN_CACHE_BYTES_MAX, self.cache_size.load(Ordering::Relaxed)));
         snapshot.sort_unstable_by_key(|&(id, _)| id);
         if clear {

@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 
 use crate::error::{Error, Kind, Result};
 use crate::pack::Format;
-use crate::stats::counters::{TableStats, DSRC_IDS, DSRC_KEEP, DSRC_STATS};
+use crate::stats::counters::{dsrc_report, TableStats, DSRC_STATS};
 use crate::stats::Snapshot;
 use crate::store::Index;
 
@@ -161,8 +161,7 @@ impl Table {
             record.stats.add_into(&mut totals);
         }
         let mut baseline = self.baseline.lock();
-        let snapshot =
-            (0..DSRC_STATS).map(|i| (DSRC_IDS[i], if DSRC_KEEP[i] { totals[i] } else { totals[i] - baseline[i] })).collect();
+        let snapshot = dsrc_report(&totals, &baseline);
         if clear {
             *baseline = totals;
         }

@@ -273,14 +273,9 @@ impl Session {
     /// `WT_NOTFOUND`, one failed call.
     #[inline(always)]
     fn count<T>(&self, id: CursorId, what: &Counted, out: &Result<T>) {
-        let stats = self.stats();
-        stats.add(what.calls, 1);
+        let failed = matches!(out, Err(e) if e.kind() != Kind::NotFound);
+        self.stats().record([(what.calls, 1), (what.errors, i64::from(failed))]);
         self.cursors.get(id).table_use().stats.add(what.table_calls, 1);
-        if let Err(e) = out {
-            if e.kind() != Kind::NotFound {
-                stats.add(what.errors, 1);
-            }
-        }
     }
 
     /// A read-type cursor call: on failure the cursor keeps only what the application set.
@@ -322,9 +317,12 @@ impl Session {
             }
             out
         });
-        self.count(id, &what.counted, &out);
-        self.stats().add(what.bytes, bytes);
-        self.cursors.get(id).table_use().stats.add(what.table_bytes, bytes);
+        let failed = matches!(&out, Err(e) if e.kind() != Kind::NotFound);
+        let counted = &what.counted;
+        self.stats().record([(counted.calls, 1), (counted.errors, i64::from(failed)), (what.bytes, bytes)]);
+        let table_stats = &self.cursors.get(id).table_use().stats;
+        table_stats.add(counted.table_calls, 1);
+        table_stats.add(what.table_bytes, bytes);
         match &out {
             Ok(()) => self.copy_epoch += 1,
             Err(e) if reached_data(e.kind()) => self.cursors.reset_walk(),
@@ -423,15 +421,11 @@ impl Session {
             self.close_for_good(id);
             return Ok(Closed::Freed);
         }
-        self.reset_counted(id);
-        let stats = self.stats();
-        stats.add(ConnStat::CacheCloses, 1);
-        stats.add(ConnStat::OpenCursors, -1);
-        stats.add(ConnStat::CachedCursors, 1);
+        // Parking resets the cursor; the reset counts as a cache-close (see `stats::counters`).
+        self.cursors.with(id, Cursor::reset);
+        self.stats().add(ConnStat::CacheCloses, 1);
         let cursor = self.cursors.get(id);
-        let table_stats = &cursor.table_use().stats;
-        table_stats.add(DsrcStat::CacheCloses, 1);
-        table_stats.add(DsrcStat::OpenCursors, -1);
+        cursor.table_use().stats.add(DsrcStat::CacheCloses, 1);
         // A parked cursor no longer keeps its table from being dropped.
         cursor.table().release(cursor.table_use());
         if self.cursors.park(id) {
@@ -443,8 +437,8 @@ impl Session {
     /// Closes an open cursor for good.
     pub fn close_for_good(&mut self, id: CursorId) {
         let cursor = self.cursors.remove(id);
-        self.stats().add(ConnStat::OpenCursors, -1);
-        cursor.table_use().stats.add(DsrcStat::OpenCursors, -1);
+        self.stats().add(ConnStat::OpenAdjust, -1);
+        cursor.table_use().stats.add(DsrcStat::OpenAdjust, -1);
         cursor.table().release(cursor.table_use());
     }
 
@@ -452,19 +446,15 @@ impl Session {
     /// table still exists; parked cursors of dropped tables met on the way are freed.
     pub(super) fn reuse_cached(&mut self, uri: &str, config: crate::cursor::CursorConfig) -> Option<CursorId> {
         while let Some(id) = self.cursors.unpark(uri) {
-            self.stats().add(ConnStat::CachedCursors, -1);
             let cursor = self.cursors.get_mut(id);
             if cursor.table().acquire(cursor.table_use()).is_ok() {
                 cursor.reopen(config);
-                let table_stats = &cursor.table_use().stats;
-                table_stats.add(DsrcStat::Reuses, 1);
-                table_stats.add(DsrcStat::OpenCursors, 1);
-                let stats = self.stats();
-                stats.add(ConnStat::Reuses, 1);
-                stats.add(ConnStat::OpenCursors, 1);
+                cursor.table_use().stats.add(DsrcStat::Reuses, 1);
+                self.stats().add(ConnStat::Reuses, 1);
                 return Some(id);
             }
             self.cursors.remove(id);
+            self.stats().add(ConnStat::CachedAdjust, -1);
             self.freed.push(id);
         }
         None
@@ -475,11 +465,14 @@ impl Session {
     pub(super) fn empty_cache(&mut self) {
         for id in self.cursors.unpark_all() {
             let cursor = self.cursors.remove(id);
-            let stats = self.stats();
-            stats.add(ConnStat::CachedCursors, -1);
-            if !cursor.table().is_dropped() {
-                stats.add(ConnStat::Reuses, 1);
-                cursor.table_use().stats.add(DsrcStat::Reuses, 1);
+            if cursor.table().is_dropped() {
+                self.stats().add(ConnStat::CachedAdjust, -1);
+            } else {
+                // Reopened, then closed for good.
+                self.stats().record([(ConnStat::Reuses, 1), (ConnStat::OpenAdjust, -1)]);
+                let table_stats = &cursor.table_use().stats;
+                table_stats.add(DsrcStat::Reuses, 1);
+                table_stats.add(DsrcStat::OpenAdjust, -1);
             }
             self.freed.push(id);
         }
@@ -492,12 +485,14 @@ impl Session {
             self.cursors.remove(id);
         }
         self.freed.extend(gone);
-        let stats = self.stats();
-        stats.add(ConnStat::Sweeps, 1);
-        stats.add(ConnStat::SweepBuckets, report.buckets as i64);
-        stats.add(ConnStat::SweepExamined, report.examined as i64);
-        stats.add(ConnStat::SweepClosed, report.closed as i64);
-        stats.add(ConnStat::CachedCursors, -(report.closed as i64));
+        let closed = report.closed as i64;
+        self.stats().record([
+            (ConnStat::Sweeps, 1),
+            (ConnStat::SweepBuckets, report.buckets as i64),
+            (ConnStat::SweepExamined, report.examined as i64),
+            (ConnStat::SweepClosed, closed),
+            (ConnStat::CachedAdjust, -closed),
+        ]);
     }
 
     /// Cursors the session freed on its own (stale parked cursors): the C layer frees their

@@ -209,7 +209,7 @@ impl Drop for Session {
             table.unregister_use(table_use);
         }
         let stats = self.stats();
-        debug_assert_eq!(stats.get(ConnStat::OpenCursors), 0, "a closing session has no open cursors");
+        debug_assert_eq!(stats.open_cursors(), 0, "a closing session has no open cursors");
         stats.add(ConnStat::OpenSessions, -1);
     }
 }

@@ -100,11 +100,9 @@ impl Session {
         };
         let (table, table_use) = self.table(conn, name)?;
         table.acquire(&table_use)?;
-        let stats = self.stats();
-        stats.add(ConnStat::Creates, 1);
-        stats.add(ConnStat::OpenCursors, 1);
+        self.stats().record([(ConnStat::Creates, 1), (ConnStat::OpenAdjust, 1)]);
         table_use.stats.add(DsrcStat::Creates, 1);
-        table_use.stats.add(DsrcStat::OpenCursors, 1);
+        table_use.stats.add(DsrcStat::OpenAdjust, 1);
         let id = self.cursors.add(uri, cacheable, Cursor::new(table, table_use, cursor_config));
         Ok(Opened { id, reused: false })
     }

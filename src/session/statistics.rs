@@ -113,13 +113,13 @@ impl Session {
         let flags: StatisticsFlags = cursor_statistics(conn.statistics().flags(), &cfg)?;
         let clear = flags.clear;
         let view = StatsView::new(family, snapshot(conn, &source, clear)?, cfg.bool("raw"));
-        self.stats().add(ConnStat::OpenCursors, 1);
+        self.stats().add(ConnStat::OpenAdjust, 1);
         Ok(StatsCursor { view, source, clear })
     }
 
     /// `WT_CURSOR::close` of a statistics cursor.
     pub fn close_statistics(&mut self, cursor: StatsCursor) {
         drop(cursor);
-        self.stats().add(ConnStat::OpenCursors, -1);
+        self.stats().add(ConnStat::OpenAdjust, -1);
     }
 }

@@ -7,13 +7,26 @@
 //! (statistics cursors, the statistics log) sum the blocks when they take a snapshot; the sum is
 //! not one atomic instant, and each counter in it is exact up to the operations still in flight.
 //!
-//! Each session block also carries a change count, bumped with every update, so a reader can
-//! skip the blocks of idle sessions: it keeps what it read last time and reads a block again only
-//! when the change count moved (see [`Summer`]).
+//! Each session block also carries a change count, bumped once per recorded event, so a reader
+//! can skip the blocks of idle sessions: it keeps what it read last time and reads a block again
+//! only when the change count moved (see [`Summer`]).
+//!
+//! Current-state figures that the cursor cache moves on every open and close are derived when
+//! statistics are read instead of kept (so a cached open+close writes two counters, not six):
+//! "open cursor count" is the opens and closes not involving the cache ([`ConnStat::OpenAdjust`])
+//! plus reuses minus cache-closes; "cached cursor count" is cache-closes minus reuses plus the
+//! cached cursors freed without a reuse ([`ConnStat::CachedAdjust`]); "cursor reset calls" is the
+//! other resets plus cache-closes (caching resets the cursor). See [`conn_report`] and
+//! [`dsrc_report`].
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use crossbeam_utils::CachePadded;
+
+use super::catalog::{
+    CONN_CURSOR_CACHED_COUNT, CONN_CURSOR_OPEN_COUNT, CONN_CURSOR_RESET, DSRC_CURSOR_OPEN_COUNT, DSRC_CURSOR_RESET,
+};
+use super::is_clearable;
 
 /// A counter written only by its owner.
 #[derive(Default, Debug)]
@@ -34,7 +47,7 @@ impl Counter {
 }
 
 macro_rules! stat_enum {
-    ($(#[$doc:meta])* $name:ident, $n:ident, $ids:ident, $keep:ident { $($(#[$vdoc:meta])* $variant:ident = $id:literal $(, $flag:ident)?;)* }) => {
+    ($(#[$doc:meta])* $name:ident, $n:ident, $ids:ident { $($(#[$vdoc:meta])* $variant:ident = $id:literal;)* }) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         #[repr(usize)]
@@ -42,24 +55,23 @@ macro_rules! stat_enum {
             $($(#[$vdoc])* $variant,)*
         }
 
-        /// Number of statistics of this kind.
+        /// Number of counters of this kind.
         pub const $n: usize = [$($id),*].len();
 
-        /// The reference's statistic id (the `WT_STAT_*` key) of each statistic, in order.
+        /// The reference's statistic id (the `WT_STAT_*` key) each counter reports as, in order;
+        /// 0 for the counters that only feed derived figures.
         pub const $ids: [i32; $n] = [$($id),*];
-
-        /// Whether each statistic is a current-state figure that `statistics=(clear)` keeps.
-        pub const $keep: [bool; $n] = [$(stat_enum!(@keep $($flag)?)),*];
     };
-    (@keep keep) => { true };
-    (@keep) => { false };
 }
 
 stat_enum! {
-    /// A connection statistic the engine keeps (ids in `statistics.md` §5).
-    ConnStat, CONN_STATS, CONN_IDS, CONN_KEEP {
-        /// cursor: cached cursor count
-        CachedCursors = 1360, keep;
+    /// A connection counter the engine keeps (ids in `statistics.md` §5).
+    ConnStat, CONN_STATS, CONN_IDS {
+        /// Opens and closes of cursors that do not involve the cursor cache (feeds "open cursor
+        /// count").
+        OpenAdjust = 0;
+        /// Cached cursors freed without being reused (feeds "cached cursor count").
+        CachedAdjust = 0;
         /// cursor: cursor close calls that result in cache
         CacheCloses = 1372;
         /// cursor: cursor create calls
@@ -84,7 +96,7 @@ stat_enum! {
         RemoveErrors = 1402;
         /// cursor: cursor remove key bytes removed
         RemoveBytes = 1403;
-        /// cursor: cursor reset calls
+        /// cursor: cursor reset calls, less those of cache-closes
         Resets = 1407;
         /// cursor: cursor search calls
         Searches = 1409;
@@ -110,24 +122,24 @@ stat_enum! {
         UpdateBytes = 1422;
         /// cursor: cursors reused from cache
         Reuses = 1424;
-        /// cursor: open cursor count
-        OpenCursors = 1425, keep;
         /// session: open session count
-        OpenSessions = 1601, keep;
+        OpenSessions = 1601;
         /// session: table create failed calls
-        CreateFailed = 1617, keep;
+        CreateFailed = 1617;
         /// session: table create successful calls
-        CreateOk = 1618, keep;
+        CreateOk = 1618;
         /// session: table drop failed calls
-        DropFailed = 1622, keep;
+        DropFailed = 1622;
         /// session: table drop successful calls
-        DropOk = 1623, keep;
+        DropOk = 1623;
     }
 }
 
 stat_enum! {
-    /// A data-source (table) statistic the engine keeps.
-    DsrcStat, DSRC_STATS, DSRC_IDS, DSRC_KEEP {
+    /// A data-source (table) counter the engine keeps.
+    DsrcStat, DSRC_STATS, DSRC_IDS {
+        /// Opens and closes not involving the cursor cache (feeds "open cursor count").
+        OpenAdjust = 0;
         /// cursor: cache cursors reuse count
         Reuses = 2183;
         /// cursor: close calls that result in cache
@@ -140,15 +152,13 @@ stat_enum! {
         InsertBytes = 2223;
         /// cursor: next calls
         Nexts = 2227;
-        /// cursor: open cursor count
-        OpenCursors = 2228, keep;
         /// cursor: prev calls
         Prevs = 2230;
         /// cursor: remove calls
         Removes = 2231;
         /// cursor: remove key bytes removed
         RemoveBytes = 2232;
-        /// cursor: reset calls
+        /// cursor: reset calls, less those of cache-closes
         Resets = 2234;
         /// cursor: search calls
         Searches = 2235;
@@ -159,6 +169,47 @@ stat_enum! {
         /// cursor: update key and value bytes
         UpdateBytes = 2240;
     }
+}
+
+/// The connection statistics reported for raw counter `totals` (`baseline` is subtracted from
+/// the clearable ones), sorted by id.
+pub fn conn_report(totals: &[i64; CONN_STATS], baseline: &[i64; CONN_STATS]) -> Vec<(i32, i64)> {
+    let raw = |s: ConnStat| totals[s as usize];
+    let since = |s: ConnStat| totals[s as usize] - baseline[s as usize];
+    let mut out: Vec<(i32, i64)> = (0..CONN_STATS)
+        .filter(|&i| CONN_IDS[i] != 0)
+        .map(|i| (CONN_IDS[i], if is_clearable(CONN_IDS[i]) { totals[i] - baseline[i] } else { totals[i] }))
+        .collect();
+    out.push((CONN_CURSOR_OPEN_COUNT, raw(ConnStat::OpenAdjust) + raw(ConnStat::Reuses) - raw(ConnStat::CacheCloses)));
+    out.push((
+        CONN_CURSOR_CACHED_COUNT,
+        raw(ConnStat::CacheCloses) - raw(ConnStat::Reuses) + raw(ConnStat::CachedAdjust),
+    ));
+    for entry in &mut out {
+        if entry.0 == CONN_CURSOR_RESET {
+            entry.1 = since(ConnStat::Resets) + since(ConnStat::CacheCloses);
+        }
+    }
+    out.sort_unstable_by_key(|&(id, _)| id);
+    out
+}
+
+/// The data-source statistics reported for raw counter `totals`, likewise.
+pub fn dsrc_report(totals: &[i64; DSRC_STATS], baseline: &[i64; DSRC_STATS]) -> Vec<(i32, i64)> {
+    let raw = |s: DsrcStat| totals[s as usize];
+    let since = |s: DsrcStat| totals[s as usize] - baseline[s as usize];
+    let mut out: Vec<(i32, i64)> = (0..DSRC_STATS)
+        .filter(|&i| DSRC_IDS[i] != 0)
+        .map(|i| (DSRC_IDS[i], if is_clearable(DSRC_IDS[i]) { totals[i] - baseline[i] } else { totals[i] }))
+        .collect();
+    out.push((DSRC_CURSOR_OPEN_COUNT, raw(DsrcStat::OpenAdjust) + raw(DsrcStat::Reuses) - raw(DsrcStat::CacheCloses)));
+    for entry in &mut out {
+        if entry.0 == DSRC_CURSOR_RESET {
+            entry.1 = since(DsrcStat::Resets) + since(DsrcStat::CacheCloses);
+        }
+    }
+    out.sort_unstable_by_key(|&(id, _)| id);
+    out
 }
 
 /// One session slot's connection statistics, plus the change count readers use to skip it.
@@ -175,17 +226,31 @@ impl Default for SessionStats {
 }
 
 impl SessionStats {
-    /// Adds `n` to `stat` (owner only).
+    /// Records one event: adds each `(counter, n)`, then moves the change count once (owner
+    /// only).
+    #[inline(always)]
+    pub fn record<const N: usize>(&self, changes: [(ConnStat, i64); N]) {
+        for (stat, n) in changes {
+            self.counters[stat as usize].add(n);
+        }
+        // Release: a reader that sees the new count also sees the counters it covers.
+        self.changes.store(self.changes.load(Ordering::Relaxed).wrapping_add(1), Ordering::Release);
+    }
+
+    /// Adds `n` to `stat` (owner only): one event of one counter.
     #[inline(always)]
     pub fn add(&self, stat: ConnStat, n: i64) {
-        self.counters[stat as usize].add(n);
-        // Release: a reader that sees the new count also sees the counter it covers.
-        self.changes.store(self.changes.load(Ordering::Relaxed).wrapping_add(1), Ordering::Release);
+        self.record([(stat, n)]);
     }
 
     /// The current value of `stat`.
     pub fn get(&self, stat: ConnStat) -> i64 {
         self.counters[stat as usize].get()
+    }
+
+    /// The open cursors this block counts ("open cursor count", before summing).
+    pub fn open_cursors(&self) -> i64 {
+        self.get(ConnStat::OpenAdjust) + self.get(ConnStat::Reuses) - self.get(ConnStat::CacheCloses)
     }
 }
 
@@ -277,13 +342,41 @@ mod tests {
 
     #[test]
     fn ids_are_sorted_and_in_range() {
-        assert!(CONN_IDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(CONN_IDS.iter().all(|id| (1000..=1711).contains(id)));
-        assert!(DSRC_IDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(DSRC_IDS.iter().all(|id| (2000..=2298).contains(id)));
-        assert_eq!(CONN_IDS[ConnStat::OpenCursors as usize], 1425);
-        assert_eq!(DSRC_IDS[DsrcStat::OpenCursors as usize], 2228);
-        assert!(CONN_KEEP[ConnStat::OpenCursors as usize] && !CONN_KEEP[ConnStat::Searches as usize]);
+        let conn: Vec<i32> = CONN_IDS.iter().copied().filter(|&id| id != 0).collect();
+        assert!(conn.windows(2).all(|w| w[0] < w[1]));
+        assert!(conn.iter().all(|id| (1000..=1711).contains(id)));
+        let dsrc: Vec<i32> = DSRC_IDS.iter().copied().filter(|&id| id != 0).collect();
+        assert!(dsrc.windows(2).all(|w| w[0] < w[1]));
+        assert!(dsrc.iter().all(|id| (2000..=2298).contains(id)));
+    }
+
+    #[test]
+    fn derived_figures_follow_the_cache() {
+        let stats = SlotStats::new(1);
+        let s = stats.slot(0);
+        // Create, cache-close, reuse, cache-close, then a stale cached cursor freed.
+        s.record([(ConnStat::Creates, 1), (ConnStat::OpenAdjust, 1)]);
+        s.add(ConnStat::CacheCloses, 1);
+        s.add(ConnStat::Reuses, 1);
+        s.add(ConnStat::CacheCloses, 1);
+        let mut summer = Summer::default();
+        let report = |summer: &mut Summer, baseline: &[i64; CONN_STATS]| {
+            let totals = *summer.sum(&stats);
+            conn_report(&totals, baseline).into_iter().collect::<std::collections::HashMap<_, _>>()
+        };
+        let r = report(&mut summer, &[0; CONN_STATS]);
+        assert_eq!(r[&CONN_CURSOR_OPEN_COUNT], 0);
+        assert_eq!(r[&CONN_CURSOR_CACHED_COUNT], 1);
+        assert_eq!(r[&CONN_CURSOR_RESET], 2);
+        assert_eq!(s.open_cursors(), 0);
+        s.add(ConnStat::CachedAdjust, -1);
+        // A clear (baseline) resets the clearable figures, not the current-state ones.
+        let baseline = *summer.sum(&stats);
+        s.add(ConnStat::Reuses, 0);
+        let r = report(&mut summer, &baseline);
+        assert_eq!(r[&CONN_CURSOR_CACHED_COUNT], 0);
+        assert_eq!(r[&CONN_CURSOR_RESET], 0);
+        assert_eq!(r[&1424], 0);
     }
 
     #[test]
@@ -291,15 +384,15 @@ mod tests {
         let stats = SlotStats::new(4);
         let mut summer = Summer::default();
         stats.slot(0).add(ConnStat::Searches, 3);
-        stats.slot(2).add(ConnStat::OpenCursors, 2);
+        stats.slot(2).add(ConnStat::OpenAdjust, 2);
         let totals = summer.sum(&stats);
         assert_eq!(totals[ConnStat::Searches as usize], 3);
-        assert_eq!(totals[ConnStat::OpenCursors as usize], 2);
-        stats.slot(2).add(ConnStat::OpenCursors, -1);
+        assert_eq!(totals[ConnStat::OpenAdjust as usize], 2);
+        stats.slot(2).add(ConnStat::OpenAdjust, -1);
         stats.slot(1).add(ConnStat::Searches, 1);
         let totals = summer.sum(&stats);
         assert_eq!(totals[ConnStat::Searches as usize], 4);
-        assert_eq!(totals[ConnStat::OpenCursors as usize], 1);
+        assert_eq!(totals[ConnStat::OpenAdjust as usize], 1);
     }
 
     #[test]
@@ -311,8 +404,8 @@ mod tests {
                 std::thread::spawn(move || {
                     for _ in 0..20_000 {
                         stats.slot(slot).add(ConnStat::Searches, 1);
-                        stats.slot(slot).add(ConnStat::OpenCursors, 1);
-                        stats.slot(slot).add(ConnStat::OpenCursors, -1);
+                        stats.slot(slot).add(ConnStat::OpenAdjust, 1);
+                        stats.slot(slot).add(ConnStat::OpenAdjust, -1);
                     }
                 })
             })
@@ -321,7 +414,7 @@ mod tests {
         while !writers.iter().all(|w| w.is_finished()) {
             let totals = summer.sum(&stats);
             // A snapshot is never negative and never ahead of the work done.
-            assert!((0..=4).contains(&totals[ConnStat::OpenCursors as usize]));
+            assert!((0..=4).contains(&totals[ConnStat::OpenAdjust as usize]));
             assert!(totals[ConnStat::Searches as usize] <= 80_000);
         }
         for w in writers {
@@ -329,6 +422,6 @@ mod tests {
         }
         let totals = summer.sum(&stats);
         assert_eq!(totals[ConnStat::Searches as usize], 80_000);
-        assert_eq!(totals[ConnStat::OpenCursors as usize], 0);
+        assert_eq!(totals[ConnStat::OpenAdjust as usize], 0);
     }
 }
