@@ -46,6 +46,7 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         uri,
         key_int: None,
         value_int: None,
+        raw: false,
         stats: None,
     });
     handle.fit(cursor);

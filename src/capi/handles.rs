@@ -54,6 +54,8 @@ pub struct CursorHandle {
     pub key_int: Option<FieldKind>,
     /// The value's one integer field, likewise.
     pub value_int: Option<FieldKind>,
+    /// Whether the plans are those of a `raw` cursor.
+    pub raw: bool,
     /// A `statistics:` cursor's state (its `id` then names no session cursor).
     pub stats: Option<Box<crate::session::StatsCursor>>,
     /// The URI exactly as the application passed it (`WT_CURSOR::uri`).
@@ -135,6 +137,15 @@ impl CursorHandle {
         };
         self.key_int = cursor.key_int_kind();
         self.value_int = cursor.value_int_kind();
+        self.raw = cursor.config().raw;
+    }
+
+    /// [`fit`](Self::fit) for a cursor reopened from the cache: only `raw` can have changed.
+    #[inline]
+    pub fn refit(&mut self, cursor: &Cursor) {
+        if self.raw != cursor.config().raw {
+            self.fit(cursor);
+        }
     }
 
     /// The session, id and integer fast-path kind (of the key when `key`, else of the value) of

@@ -5,6 +5,7 @@ use std::ffi::CString;
 use libc::{c_char, c_int};
 
 use crate::error::{code, strerror, Error, Result};
+use crate::cursor::CursorConfig;
 use crate::session::{Opened, Session};
 
 use super::boundary::guard;
@@ -125,6 +126,14 @@ unsafe extern "C" fn open_cursor(
     config: *const c_char,
     cursorp: *mut *mut WT_CURSOR,
 ) -> c_int {
+    if !cursorp.is_null() {
+        // SAFETY: as below.
+        if let Some(cursor) = unsafe { open_cached(session, uri, to_dup, config) } {
+            // SAFETY: checked non-NULL; the application's out-pointer.
+            unsafe { *cursorp = cursor };
+            return 0;
+        }
+    }
     // SAFETY: the application's live session, strings, cursor and out-pointer (checked).
     unsafe {
         call(session, "WT_SESSION.open_cursor", |s| {
@@ -167,7 +176,7 @@ unsafe extern "C" fn open_cursor(
             *cursorp = if reused {
                 // The handle the cursor had when it was parked, fitted to its new configuration.
                 let handle = &mut *s.cursor_handle(id);
-                handle.fit(s.core.cursor(id));
+                handle.refit(s.core.cursor(id));
                 &mut handle.iface
             } else {
                 let uri = match uri {
@@ -181,7 +190,38 @@ unsafe extern "C" fn open_cursor(
     }
 }
 
+/// The cursor cache's fast path of `open_cursor`: a URI with no configuration and no cursor
+/// to duplicate, served by a parked cursor of that exact URI. The URI is compared as bytes, so
+/// nothing is validated or parsed; anything else (or a miss) takes the general path.
+///
+/// # Safety
+/// The application's live session (or NULL) and NUL-terminated URI (or NULL).
+#[inline]
+unsafe fn open_cached(
+    session: *mut WT_SESSION,
+    uri: *const c_char,
+    to_dup: *mut WT_CURSOR,
+    config: *const c_char,
+) -> Option<*mut WT_CURSOR> {
+    if uri.is_null() || !to_dup.is_null() || !config.is_null() {
+        return None;
+    }
+    guard("WT_SESSION.open_cursor", None, || {
+        // SAFETY: the application's live session, which it does not use concurrently.
+        let s = unsafe { SessionHandle::from_ptr(session) }?;
+        // SAFETY: a NUL-terminated string, per the contract.
+        let uri = unsafe { std::ffi::CStr::from_ptr(uri) }.to_bytes();
+        let id = s.core.reuse_cached(uri, CursorConfig::default())?;
+        free_stale(s);
+        // SAFETY: the cursor's own handle, kept while it was parked.
+        let handle = unsafe { &mut *s.cursor_handle(id) };
+        handle.refit(s.core.cursor(id));
+        Some(std::ptr::from_mut(&mut handle.iface))
+    })
+}
+
 /// Frees the handles of cursors the session freed on its own (stale parked cursors).
+#[inline(always)]
 pub fn free_stale(s: &mut SessionHandle) {
     if s.core.has_freed() {
         for id in s.core.take_freed() {

@@ -27,6 +27,7 @@ pub fn new_handle(session: &mut SessionHandle, stats: StatsCursor, uri: CString)
         // The shim's integer fast path is for table cursors only.
         key_int: None,
         value_int: None,
+        raw: false,
         stats: Some(Box::new(stats)),
     });
     handle.iface.uri = handle.uri.as_ptr();

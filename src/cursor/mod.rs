@@ -87,10 +87,10 @@ impl Cursor {
         self.positioned = false;
     }
 
-    /// Makes a parked cursor new again for `open_cursor`: unpositioned, no key or value, the
-    /// new configuration (`cursor-cache.md` §2).
+    /// Makes a parked cursor new again for `open_cursor` with the new configuration
+    /// (`cursor-cache.md` §2). Parking reset it already: unpositioned, no key or value.
     pub fn reopen(&mut self, config: CursorConfig) {
-        self.reset();
+        debug_assert!(!self.positioned && self.key.owner() == Owner::None && self.value.owner() == Owner::None);
         self.config = config;
     }
 

@@ -117,10 +117,13 @@ impl Held {
     }
 
     /// Forgets the item.
+    #[inline]
     pub fn clear(&mut self) {
         self.bytes.clear();
         self.state = State::None;
-        self.error = None;
+        if self.error.is_some() {
+            self.error = None;
+        }
     }
 
     /// Forgets the item and frees its buffer.

@@ -49,6 +49,9 @@ pub struct CursorCache {
     /// Allocated at the first park: most sessions never cache a cursor.
     buckets: Vec<Vec<(u64, CursorId)>>,
     hasher: KeyHashBuilder,
+    /// The cursor parked last, tried first by [`take_latest`](Self::take_latest): the common
+    /// open/close loop on one URI then needs no hashing.
+    latest: Option<(u64, CursorId)>,
     len: usize,
     next_bucket: usize,
     closes: u32,
@@ -61,6 +64,7 @@ impl Default for CursorCache {
         CursorCache {
             buckets: Vec::new(),
             hasher: KeyHashBuilder::default(),
+            latest: None,
             len: 0,
             next_bucket: 0,
             closes: 0,
@@ -72,9 +76,10 @@ impl Default for CursorCache {
 
 impl CursorCache {
     /// The hash of `uri`.
-    pub fn hash(&self, uri: &str) -> u64 {
+    #[inline]
+    pub fn hash(&self, uri: &[u8]) -> u64 {
         let mut h = self.hasher.build_hasher();
-        h.write(uri.as_bytes());
+        h.write(uri);
         h.finish()
     }
 
@@ -90,9 +95,26 @@ impl CursorCache {
             self.buckets = (0..BUCKETS).map(|_| Vec::new()).collect();
         }
         self.buckets[bucket_of(hash)].push((hash, id));
+        self.latest = Some((hash, id));
         self.len += 1;
         self.closes += 1;
         self.closes % CLOSES_PER_SWEEP == 0
+    }
+
+    /// Takes the cursor parked last if `matches` holds for it (the caller compares the URI).
+    #[inline]
+    pub fn take_latest(&mut self, matches: impl Fn(CursorId) -> bool) -> Option<CursorId> {
+        let (hash, id) = self.latest?;
+        if !matches(id) {
+            return None;
+        }
+        self.latest = None;
+        let bucket = &mut self.buckets[bucket_of(hash)];
+        // Parked last, so normally last in its bucket.
+        let at = bucket.iter().rposition(|&entry| entry == (hash, id))?;
+        bucket.swap_remove(at);
+        self.len -= 1;
+        Some(id)
     }
 
     /// Takes a parked cursor whose URI hashes to `hash` and for which `matches` holds (the
@@ -102,12 +124,17 @@ impl CursorCache {
         // Newest first: its buffers are the most likely to be warm.
         let at = bucket.iter().rposition(|&(h, id)| h == hash && matches(id))?;
         self.len -= 1;
-        Some(bucket.swap_remove(at).1)
+        let (_, id) = bucket.swap_remove(at);
+        if self.latest.is_some_and(|(_, latest)| latest == id) {
+            self.latest = None;
+        }
+        Some(id)
     }
 
     /// Takes every parked cursor.
     pub fn drain(&mut self) -> Vec<CursorId> {
         self.len = 0;
+        self.latest = None;
         self.buckets.iter_mut().flat_map(|b| b.drain(..)).map(|(_, id)| id).collect()
     }
 
@@ -163,6 +190,11 @@ impl CursorCache {
             report.closed += closed;
         }
         self.len -= report.closed;
+        if let Some((hash, id)) = self.latest {
+            if !self.buckets[bucket_of(hash)].contains(&(hash, id)) {
+                self.latest = None;
+            }
+        }
         report
     }
 }
@@ -178,7 +210,7 @@ mod tests {
     #[test]
     fn park_and_take_by_hash_and_match() {
         let mut cache = CursorCache::default();
-        let (a, b) = (cache.hash("table:a"), cache.hash("table:b"));
+        let (a, b) = (cache.hash(b"table:a"), cache.hash(b"table:b"));
         assert_ne!(a, b);
         cache.park(a, CursorId(1));
         cache.park(a, CursorId(2));
@@ -187,6 +219,11 @@ mod tests {
         assert_eq!(cache.take(a, |id| id != CursorId(2)), Some(CursorId(1)));
         assert_eq!(cache.take(a, |_| true), Some(CursorId(2)));
         assert_eq!(cache.take(a, |_| true), None);
+        // The cursor parked last comes back without hashing when it matches.
+        cache.park(a, CursorId(4));
+        assert_eq!(cache.take_latest(|id| id == CursorId(5)), None);
+        assert_eq!(cache.take_latest(|id| id == CursorId(4)), Some(CursorId(4)));
+        assert_eq!(cache.take_latest(|_| true), None);
         assert_eq!(cache.drain(), vec![CursorId(3)]);
         assert!(cache.is_empty());
     }

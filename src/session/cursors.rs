@@ -48,7 +48,7 @@ impl CursorSet {
         let entry = Entry {
             cursor: Box::new(cursor),
             uri: uri.into(),
-            hash: self.cache.hash(uri),
+            hash: self.cache.hash(uri.as_bytes()),
             cacheable,
             cached: false,
             seq: self.next_seq,
@@ -98,16 +98,6 @@ impl CursorSet {
         &self.entry(id).uri
     }
 
-    /// Whether a cursor is parked in the cache.
-    pub fn is_cached(&self, id: CursorId) -> bool {
-        self.entry(id).cached
-    }
-
-    /// Whether closing the cursor may park it.
-    pub fn is_cacheable(&self, id: CursorId) -> bool {
-        self.entry(id).cacheable
-    }
-
     /// Runs `f` on one cursor, keeping the positioned count right.
     pub fn with<T>(&mut self, id: CursorId, f: impl FnOnce(&mut Cursor) -> T) -> T {
         let cursor = &mut self.slab[id.0].as_mut().expect("cursor ids are valid while the cursor exists").cursor;
@@ -155,30 +145,56 @@ impl CursorSet {
         }
     }
 
-    /// Parks an open, cacheable cursor (already reset). Returns whether a small sweep is due
-    /// by count.
-    pub fn park(&mut self, id: CursorId) -> bool {
-        let entry = self.entry_mut(id);
-        debug_assert!(entry.cacheable && !entry.cached && !entry.cursor.is_positioned());
+    /// `close` through the cache: when `caching` and the cursor is cacheable, resets and parks
+    /// it and returns `Some(sweep_due)` (whether a small sweep is due by count); `None` leaves
+    /// the cursor for the caller to close for good. A cursor already parked was closed before:
+    /// `ENOTSUP`.
+    pub fn park(&mut self, id: CursorId, caching: bool) -> Result<Option<bool>> {
+        let entry = self.slab[id.0].as_mut().expect("cursor ids are valid while the cursor exists");
+        if entry.cached {
+            // The application closed this handle already (the reference crashes here).
+            return Err(crate::error::Error::unsupported("Cursor has been closed"));
+        }
+        if !(caching && entry.cacheable) {
+            return Ok(None);
+        }
+        if entry.cursor.is_positioned() {
+            self.positioned -= 1;
+        }
+        entry.cursor.reset();
         entry.cached = true;
-        let hash = entry.hash;
-        self.cache.park(hash, id)
+        let table_use = entry.cursor.table_use();
+        table_use.stats.add(DsrcStat::CacheCloses, 1);
+        // A parked cursor no longer keeps its table from being dropped.
+        entry.cursor.table().release(table_use);
+        Ok(Some(self.cache.park(entry.hash, id)))
     }
 
     /// Takes a parked cursor opened with exactly `uri`; it is open again.
-    pub fn unpark(&mut self, uri: &str) -> Option<CursorId> {
+    #[inline]
+    pub fn unpark(&mut self, uri: &[u8]) -> Option<CursorId> {
         if self.cache.is_empty() {
             return None;
         }
-        let hash = self.cache.hash(uri);
         let slab = &self.slab;
-        let id = self.cache.take(hash, |id| slab[id.0].as_ref().is_some_and(|e| &*e.uri == uri))?;
+        let id = match self.cache.take_latest(|id| same_uri(slab, id, uri)) {
+            Some(id) => id,
+            None => self.unpark_hashed(uri)?,
+        };
         self.next_seq += 1;
         let seq = self.next_seq;
         let entry = self.entry_mut(id);
         entry.cached = false;
         entry.seq = seq;
         Some(id)
+    }
+
+    /// The look-up by hash, when the cursor parked last is not for `uri`. Out of line: the
+    /// common loop on one URI then carries none of the hashing.
+    #[inline(never)]
+    fn unpark_hashed(&mut self, uri: &[u8]) -> Option<CursorId> {
+        let slab = &self.slab;
+        self.cache.take(self.cache.hash(uri), |id| same_uri(slab, id, uri))
     }
 
     /// Takes every parked cursor.
@@ -210,6 +226,12 @@ impl CursorSet {
         }
         Some((report, gone))
     }
+}
+
+/// Whether slab entry `id` is a parked cursor opened with `uri`.
+#[inline]
+fn same_uri(slab: &[Option<Entry>], id: CursorId, uri: &[u8]) -> bool {
+    slab[id.0].as_ref().is_some_and(|e| e.cached && e.uri.as_bytes() == uri)
 }
 
 /// Whether an error came from the write itself rather than from checking its arguments.
@@ -413,25 +435,21 @@ impl Session {
     /// `WT_CURSOR::close`: parks the cursor in the session's cache when the session caches
     /// cursors and the cursor is of a cacheable kind, else closes it for good.
     pub fn close_cursor(&mut self, id: CursorId) -> Result<Closed> {
-        if self.cursors.is_cached(id) {
-            // The application closed this handle already (the reference crashes here).
-            return Err(crate::error::Error::unsupported("Cursor has been closed"));
+        match self.cursors.park(id, self.cache_cursors)? {
+            Some(sweep_due) => {
+                // Parking resets the cursor; the reset counts as a cache-close
+                // (see `stats::counters`).
+                self.stats().add(ConnStat::CacheCloses, 1);
+                if sweep_due {
+                    self.sweep_cache(Sweep::Small);
+                }
+                Ok(Closed::Cached)
+            }
+            None => {
+                self.close_for_good(id);
+                Ok(Closed::Freed)
+            }
         }
-        if !(self.cache_cursors && self.cursors.is_cacheable(id)) {
-            self.close_for_good(id);
-            return Ok(Closed::Freed);
-        }
-        // Parking resets the cursor; the reset counts as a cache-close (see `stats::counters`).
-        self.cursors.with(id, Cursor::reset);
-        self.stats().add(ConnStat::CacheCloses, 1);
-        let cursor = self.cursors.get(id);
-        cursor.table_use().stats.add(DsrcStat::CacheCloses, 1);
-        // A parked cursor no longer keeps its table from being dropped.
-        cursor.table().release(cursor.table_use());
-        if self.cursors.park(id) {
-            self.sweep_cache(Sweep::Small);
-        }
-        Ok(Closed::Cached)
     }
 
     /// Closes an open cursor for good.
@@ -442,9 +460,14 @@ impl Session {
         cursor.table().release(cursor.table_use());
     }
 
-    /// Takes a parked cursor opened with `uri` back out of the cache, if one is there and its
-    /// table still exists; parked cursors of dropped tables met on the way are freed.
-    pub(super) fn reuse_cached(&mut self, uri: &str, config: crate::cursor::CursorConfig) -> Option<CursorId> {
+    /// Takes a parked cursor opened with `uri` back out of the cache, if the session caches
+    /// cursors, one is there and its table still exists; parked cursors of dropped tables met
+    /// on the way are freed. `config` must be cacheable.
+    #[inline]
+    pub fn reuse_cached(&mut self, uri: &[u8], config: crate::cursor::CursorConfig) -> Option<CursorId> {
+        if !self.cache_cursors {
+            return None;
+        }
         while let Some(id) = self.cursors.unpark(uri) {
             let cursor = self.cursors.get_mut(id);
             if cursor.table().acquire(cursor.table_use()).is_ok() {
@@ -502,7 +525,7 @@ impl Session {
     }
 
     /// Whether [`take_freed`](Self::take_freed) has anything.
-    #[inline]
+    #[inline(always)]
     pub fn has_freed(&self) -> bool {
         !self.freed.is_empty()
     }

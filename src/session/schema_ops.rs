@@ -90,7 +90,7 @@ impl Session {
         };
         let cacheable = self.cache_cursors && cursor_config.cacheable;
         if cacheable {
-            if let Some(id) = self.reuse_cached(uri, cursor_config) {
+            if let Some(id) = self.reuse_cached(uri.as_bytes(), cursor_config) {
                 return Ok(Opened { id, reused: true });
             }
         }
