@@ -21,7 +21,7 @@ use crate::conn::Connection;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::schema::{Table, TableUse};
-use crate::stats::counters::{ConnStat, DsrcStat, SessionStats, SlotStats};
+use crate::stats::counters::{ConnStat, DsrcStat, SlotRef, SlotStats};
 
 /// Transaction isolation levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +82,7 @@ impl Session {
 
     /// This session's statistics block.
     #[inline(always)]
-    pub fn stats(&self) -> &SessionStats {
+    pub fn stats(&self) -> SlotRef<'_> {
         self.slot_stats.slot(self.slot)
     }
 

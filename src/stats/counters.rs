@@ -7,9 +7,9 @@
 //! (statistics cursors, the statistics log) sum the blocks when they take a snapshot; the sum is
 //! not one atomic instant, and each counter in it is exact up to the operations still in flight.
 //!
-//! Each session block also carries a change count, bumped once per recorded event, so a reader
-//! can skip the blocks of idle sessions: it keeps what it read last time and reads a block again
-//! only when the change count moved (see [`Summer`]).
+//! Readers keep what they read last time and re-read only the blocks of sessions that recorded
+//! something since: a session marks itself in a dirty bitmap on its first event after each read
+//! (see [`SlotStats`]), so idle sessions cost a reader one bit each.
 //!
 //! Current-state figures that the cursor cache moves on every open and close are derived when
 //! statistics are read instead of kept (so a cached open+close writes two counters, not six):
@@ -212,29 +212,62 @@ pub fn dsrc_report(totals: &[i64; DSRC_STATS], baseline: &[i64; DSRC_STATS]) -> 
     out
 }
 
-/// One session slot's connection statistics, plus the change count readers use to skip it.
+/// One session slot's connection statistics, plus the read epoch in which the slot last marked
+/// itself dirty (see [`SlotStats`]).
 #[derive(Debug)]
 pub struct SessionStats {
-    changes: AtomicU64,
+    marked: AtomicU64,
     counters: [Counter; CONN_STATS],
 }
 
 impl Default for SessionStats {
     fn default() -> Self {
-        SessionStats { changes: AtomicU64::new(0), counters: std::array::from_fn(|_| Counter::default()) }
+        SessionStats { marked: AtomicU64::new(u64::MAX), counters: std::array::from_fn(|_| Counter::default()) }
     }
 }
 
 impl SessionStats {
-    /// Records one event: adds each `(counter, n)`, then moves the change count once (owner
-    /// only).
+    /// The current value of `stat`.
+    pub fn get(&self, stat: ConnStat) -> i64 {
+        self.counters[stat as usize].get()
+    }
+
+    /// The open cursors this block counts ("open cursor count", before summing).
+    pub fn open_cursors(&self) -> i64 {
+        self.get(ConnStat::OpenAdjust) + self.get(ConnStat::Reuses) - self.get(ConnStat::CacheCloses)
+    }
+}
+
+/// A session's handle on its slot's statistics block: what the owner records through.
+#[derive(Clone, Copy)]
+pub struct SlotRef<'a> {
+    all: &'a SlotStats,
+    slot: usize,
+    block: &'a SessionStats,
+}
+
+impl SlotRef<'_> {
+    /// Records one event: adds each `(counter, n)`; the first event of a read epoch also marks
+    /// the slot dirty for readers (owner only).
     #[inline(always)]
     pub fn record<const N: usize>(&self, changes: [(ConnStat, i64); N]) {
         for (stat, n) in changes {
-            self.counters[stat as usize].add(n);
+            self.block.counters[stat as usize].add(n);
         }
-        // Release: a reader that sees the new count also sees the counters it covers.
-        self.changes.store(self.changes.load(Ordering::Relaxed).wrapping_add(1), Ordering::Release);
+        // A plain load of a line readers write once per read; a shared write only once per
+        // epoch per session.
+        let epoch = self.all.epoch.load(Ordering::Relaxed);
+        if self.block.marked.load(Ordering::Relaxed) != epoch {
+            self.mark(epoch);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mark(&self, epoch: u64) {
+        self.block.marked.store(epoch, Ordering::Relaxed);
+        // Release: a reader that takes the bit sees the counters written before it.
+        self.all.dirty[self.slot / 64].fetch_or(1 << (self.slot % 64), Ordering::Release);
     }
 
     /// Adds `n` to `stat` (owner only): one event of one counter.
@@ -245,12 +278,12 @@ impl SessionStats {
 
     /// The current value of `stat`.
     pub fn get(&self, stat: ConnStat) -> i64 {
-        self.counters[stat as usize].get()
+        self.block.get(stat)
     }
 
-    /// The open cursors this block counts ("open cursor count", before summing).
+    /// The open cursors this block counts.
     pub fn open_cursors(&self) -> i64 {
-        self.get(ConnStat::OpenAdjust) + self.get(ConnStat::Reuses) - self.get(ConnStat::CacheCloses)
+        self.block.open_cursors()
     }
 }
 
@@ -286,30 +319,44 @@ impl TableStats {
     }
 }
 
-/// The statistics blocks of every session slot of a connection, in one array so that a reader
-/// walks them in address order.
+/// The statistics blocks of every session slot of a connection, and what lets a reader skip
+/// the idle ones.
+///
+/// Readers keep running sums. Each read starts a new *epoch*; a session records into its own
+/// block and, on its first event of an epoch, sets its bit in the `dirty` bitmap (one shared
+/// write per session per read, none per operation). A read then re-reads only the blocks whose
+/// bits it takes, plus those it took the time before: an event recorded after its session's
+/// bit was taken, in the same epoch, is read by that next read at the latest. Walking 4,000
+/// idle sessions is a scan of 63 bitmap words.
 #[derive(Debug)]
 pub struct SlotStats {
     blocks: Box<[CachePadded<SessionStats>]>,
+    epoch: CachePadded<AtomicU64>,
+    dirty: Box<[AtomicU64]>,
 }
 
 impl SlotStats {
     /// Blocks for `slots` session slots, all zero.
     pub fn new(slots: usize) -> Self {
-        SlotStats { blocks: (0..slots).map(|_| CachePadded::new(SessionStats::default())).collect() }
+        SlotStats {
+            blocks: (0..slots).map(|_| CachePadded::new(SessionStats::default())).collect(),
+            epoch: CachePadded::new(AtomicU64::new(0)),
+            dirty: (0..slots.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        }
     }
 
-    /// The block of session slot `slot`.
-    pub fn slot(&self, slot: usize) -> &SessionStats {
-        &self.blocks[slot]
+    /// The block of session slot `slot`, for its owner to record through.
+    pub fn slot(&self, slot: usize) -> SlotRef<'_> {
+        SlotRef { all: self, slot, block: &self.blocks[slot] }
     }
 }
 
-/// A reader's running sums over [`SlotStats`]: per slot, the change count and counters it read
-/// last, so that blocks whose change count did not move are not read again.
+/// A reader's running sums over [`SlotStats`]: per slot, the counters it read last.
 #[derive(Debug, Default)]
 pub struct Summer {
-    seen: Vec<(u64, [i64; CONN_STATS])>,
+    seen: Vec<[i64; CONN_STATS]>,
+    /// The slots re-read last time (read once more this time).
+    recheck: Vec<usize>,
     totals: [i64; CONN_STATS],
 }
 
@@ -317,20 +364,27 @@ impl Summer {
     /// Brings the totals up to date with `stats` and returns them.
     pub fn sum(&mut self, stats: &SlotStats) -> &[i64; CONN_STATS] {
         if self.seen.len() < stats.blocks.len() {
-            self.seen.resize(stats.blocks.len(), (0, [0; CONN_STATS]));
+            self.seen.resize(stats.blocks.len(), [0; CONN_STATS]);
         }
-        for (block, (seen_changes, seen)) in stats.blocks.iter().zip(self.seen.iter_mut()) {
-            let changes = block.changes.load(Ordering::Acquire);
-            if changes == *seen_changes {
-                continue;
+        // From here on, sessions mark themselves again at their next event.
+        stats.epoch.fetch_add(1, Ordering::SeqCst);
+        let mut taken = Vec::new();
+        for (w, word) in stats.dirty.iter().enumerate() {
+            let mut bits = word.swap(0, Ordering::Acquire);
+            while bits != 0 {
+                taken.push(w * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
             }
-            *seen_changes = changes;
+        }
+        for &slot in taken.iter().chain(&self.recheck) {
+            let (block, seen) = (&stats.blocks[slot], &mut self.seen[slot]);
             for ((total, old), counter) in self.totals.iter_mut().zip(seen.iter_mut()).zip(&block.counters) {
                 let now = counter.get();
                 *total += now - *old;
                 *old = now;
             }
         }
+        self.recheck = taken;
         &self.totals
     }
 }
