@@ -12,6 +12,7 @@ pub mod pack;
 pub mod schema;
 pub mod session;
 pub mod store;
+pub mod txn;
 
 #[allow(missing_docs)]
 pub mod capi;

@@ -11,12 +11,14 @@ pub use slots::SessionSlots;
 
 use std::ffi::CString;
 use std::path::Path;
+use std::sync::Arc;
 
 use parking_lot::RwLock;
 
 use crate::config::{self, Method};
 use crate::error::{Error, Kind, Result};
 use crate::schema::Registry;
+use crate::txn::TxnShared;
 
 /// Sessions the reference reserves beyond `session_max` for its own threads; applications
 /// observed one application session per slot of this allowance (api.md, `open_session`).
@@ -32,6 +34,8 @@ pub struct Connection {
     error_prefix: RwLock<String>,
     registry: Registry,
     slots: SessionSlots,
+    /// Commit clock, the sessions' published snapshots, reclamation left by closed sessions.
+    txn: Arc<TxnShared>,
 }
 
 impl Connection {
@@ -62,6 +66,7 @@ impl Connection {
             settings,
             registry: Registry::default(),
             slots: SessionSlots::new(capacity),
+            txn: Arc::new(TxnShared::new(capacity)),
         })
     }
 
@@ -88,6 +93,12 @@ impl Connection {
     /// The session slots.
     pub fn slots(&self) -> &SessionSlots {
         &self.slots
+    }
+
+    /// The transaction state shared by the sessions (each session holds a reference, taken at
+    /// open).
+    pub fn txn(&self) -> &Arc<TxnShared> {
+        &self.txn
     }
 
     /// The prefix of every error message (read on error paths only).

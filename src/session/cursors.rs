@@ -4,6 +4,8 @@
 use crate::cursor::{Cursor, Exact};
 use crate::error::{Kind, Result};
 use crate::pack::Format;
+use crate::store::ReadView;
+use crate::txn::Txn;
 
 use super::Session;
 
@@ -70,6 +72,12 @@ impl CursorSet {
         out
     }
 
+    /// Number of positioned cursors.
+    #[inline]
+    pub fn positioned(&self) -> usize {
+        self.positioned
+    }
+
     /// Ids of all cursors.
     pub fn ids(&self) -> Vec<CursorId> {
         self.slab.iter().enumerate().filter(|(_, c)| c.is_some()).map(|(i, _)| CursorId(i)).collect()
@@ -104,28 +112,32 @@ fn reached_data(kind: Kind) -> bool {
 }
 
 impl Session {
-    /// A read-type cursor call: on failure the cursor keeps only what the application set.
-    fn read<T>(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64) -> Result<T>) -> Result<T> {
+    /// A read-type cursor call, in the session's read view: on failure the cursor keeps only
+    /// what the application set.
+    fn read<T>(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64, ReadView) -> Result<T>) -> Result<T> {
         let epoch = self.copy_epoch;
-        self.cursors.with(id, |c| {
-            let out = op(c, epoch);
+        let view = self.txn.read_view();
+        let out = self.cursors.with(id, |c| {
+            let out = op(c, epoch, view);
             if out.is_err() {
                 c.fail(epoch);
             }
             out
-        })
+        });
+        if let Err(e) = &out {
+            self.read_failed(e.kind());
+        }
+        out
     }
 
-    /// A write-type cursor call (auto-commit until transactions exist). Success makes the
-    /// session's engine-returned values copies. A write that reached the data and failed
-    /// (`WT_NOTFOUND`, `WT_DUPLICATE_KEY`, `WT_ROLLBACK`) runs the reference's reset walk; a
-    /// call refused before that (missing key or value, a read-only cursor, an isolation that
-    /// cannot write) only fails its own cursor.
-    fn write(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64, bool) -> Result<()>) -> Result<()> {
+    /// A write-type cursor call, in the session's transaction or auto-committed (rules after
+    /// it: `Session::write_done`). A call refused before it reached the data (missing key or
+    /// value, a read-only cursor, an isolation that cannot write) only fails its own cursor.
+    fn write(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64, &mut Txn) -> Result<()>) -> Result<()> {
         let epoch = self.copy_epoch;
-        let can_write = self.isolation == super::Isolation::Snapshot;
+        let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
-            let out = op(c, epoch, can_write);
+            let out = op(c, epoch, txn);
             if let Err(e) = &out {
                 if !reached_data(e.kind()) {
                     c.fail(epoch);
@@ -133,22 +145,25 @@ impl Session {
             }
             out
         });
-        match &out {
-            Ok(()) => self.copy_epoch += 1,
-            Err(e) if reached_data(e.kind()) => self.cursors.reset_walk(),
-            Err(_) => {}
-        }
+        let reached = out.as_ref().err().is_some_and(|e| reached_data(e.kind()));
+        self.write_done(&out, reached);
         out
     }
 
     /// `WT_CURSOR::search`.
     pub fn search(&mut self, id: CursorId) -> Result<()> {
-        self.read(id, Cursor::search)
+        self.read_or_refresh(id, |c, epoch, view, fresh| match c.search(epoch, view) {
+            Err(e) if e.is_not_found() => match fresh() {
+                Some(view) => c.search(epoch, view),
+                None => Err(e),
+            },
+            out => out,
+        })
     }
 
     /// `WT_CURSOR::search_near`.
     pub fn search_near(&mut self, id: CursorId) -> Result<Exact> {
-        self.read(id, Cursor::search_near)
+        self.read_or_refresh(id, Cursor::search_near)
     }
 
     /// `WT_CURSOR::next`.
@@ -178,7 +193,8 @@ impl Session {
 
     /// `WT_CURSOR::reset`.
     pub fn reset_cursor(&mut self, id: CursorId) {
-        self.cursors.with(id, Cursor::reset)
+        self.cursors.with(id, Cursor::reset);
+        self.idle_check();
     }
 
     /// `WT_CURSOR::set_key`: `pack` writes the key in the cursor's API key format.
@@ -199,6 +215,7 @@ impl Session {
             let next = c.config().reconfigured(&cfg);
             c.reconfigure(next);
         });
+        self.idle_check();
         Ok(())
     }
 
@@ -206,5 +223,6 @@ impl Session {
     pub fn close_cursor(&mut self, id: CursorId) {
         let cursor = self.cursors.remove(id);
         cursor.table().release(cursor.table_use());
+        self.idle_check();
     }
 }
