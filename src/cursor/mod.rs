@@ -171,12 +171,13 @@ impl Cursor {
     }
 
     /// `WT_CURSOR::search`, in `view`.
-    pub fn search(&mut self, epoch: u64, view: ReadView) -> Result<()> {
+    #[inline(always)]
+    pub fn search(&mut self, epoch: u64, view: &ReadView) -> Result<()> {
         self.require_key()?;
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let key = parts.key.raw();
-        match table.index().read(key, view, &guard) {
+        match table.index().head(key, &guard).and_then(|v| v.value_in(view, &guard)) {
             Some(value) => {
                 parts.value.set_engine(value, epoch);
                 parts.key.mark_engine(epoch);
@@ -295,7 +296,7 @@ impl Cursor {
     /// application's copy (it survives later failures).
     fn duplicate(&mut self, epoch: u64, view: ReadView) -> Error {
         let guard = Guard::new();
-        if let Some(stored) = self.table.index().read(self.key.raw(), view, &guard) {
+        if let Some(stored) = self.table.index().read(self.key.raw(), &view, &guard) {
             self.value.set_engine(stored, epoch);
             self.value.mark_app();
         }
@@ -394,7 +395,7 @@ impl Cursor {
     /// Whether the key that is set names a record live in `view`.
     fn exists(&self, view: ReadView) -> bool {
         let guard = Guard::new();
-        self.table.index().read(self.key.raw(), view, &guard).is_some()
+        self.table.index().read(self.key.raw(), &view, &guard).is_some()
     }
 
     /// `WT_ROLLBACK` from a write conflict: the key stays; the value stays if the application

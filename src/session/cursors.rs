@@ -152,13 +152,7 @@ impl Session {
 
     /// `WT_CURSOR::search`.
     pub fn search(&mut self, id: CursorId) -> Result<()> {
-        self.read_or_refresh(id, |c, epoch, view, fresh| match c.search(epoch, view) {
-            Err(e) if e.is_not_found() => match fresh() {
-                Some(view) => c.search(epoch, view),
-                None => Err(e),
-            },
-            out => out,
-        })
+        self.search_in_snapshot(id)
     }
 
     /// `WT_CURSOR::search_near`.

@@ -163,6 +163,56 @@ impl Session {
         }
     }
 
+    /// `WT_CURSOR::search` under the read-snapshot rules of `read_or_refresh`, with the common
+    /// case (a view is held and the key is found in it) at `read`'s cost plus one flag test.
+    #[inline(always)]
+    pub(super) fn search_in_snapshot(&mut self, id: CursorId) -> Result<()> {
+        if !self.txn.search_ready() {
+            return self.search_first(id);
+        }
+        let epoch = self.copy_epoch;
+        let view = self.txn.held_view();
+        // A miss leaves the cursor as it was: `search_missed` decides what happens next.
+        let out = self.cursors.with(id, |c| c.search(epoch, view));
+        match out {
+            Ok(()) => Ok(()),
+            Err(_) => self.search_missed(id, out),
+        }
+    }
+
+    /// A search that takes a view first (none held), or in a read-committed transaction.
+    #[cold]
+    #[inline(never)]
+    fn search_first(&mut self, id: CursorId) -> Result<()> {
+        self.read_or_refresh(id, search_again)
+    }
+
+    /// A search that missed (`out`) in the session's view: if the searching cursor was the
+    /// session's only positioned cursor, the search gives that position up and runs again at a
+    /// fresh snapshot; then the failure's rules apply. Out of line: found keys never come here.
+    #[cold]
+    #[inline(never)]
+    fn search_missed(&mut self, id: CursorId, mut out: Result<()>) -> Result<()> {
+        let epoch = self.copy_epoch;
+        let gives_up_last = self.cursors.positioned() == 1 && self.cursors.get(id).is_positioned();
+        let txn = &mut self.txn;
+        out = self.cursors.with(id, |c| {
+            if gives_up_last && out.as_ref().is_err_and(Error::is_not_found) {
+                if let Some(view) = txn.fresh_view() {
+                    out = c.search(epoch, &view);
+                }
+            }
+            if out.is_err() {
+                c.fail(epoch);
+            }
+            out
+        });
+        if let Err(e) = &out {
+            self.read_failed(e.kind());
+        }
+        out
+    }
+
     /// A search: like `read`, but `op` also gets `fresh`, which it calls when the search did
     /// not land on the exact key: if the searching cursor was the session's only positioned
     /// cursor, `fresh` ends the read snapshot and returns a new view to search again in. This is
@@ -237,6 +287,23 @@ impl Session {
                 self.idle_check();
             }
         }
+    }
+}
+
+/// A search (for `read_or_refresh`): again in a fresh view, when `fresh` gives one, if the
+/// key is not found in `view`.
+fn search_again(
+    c: &mut Cursor,
+    epoch: u64,
+    view: ReadView,
+    fresh: &mut dyn FnMut() -> Option<ReadView>,
+) -> Result<()> {
+    match c.search(epoch, &view) {
+        Err(e) if e.is_not_found() => match fresh() {
+            Some(view) => c.search(epoch, &view),
+            None => Err(e),
+        },
+        out => out,
     }
 }
 

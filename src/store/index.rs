@@ -174,26 +174,34 @@ impl Index {
         }
     }
 
-    /// The value of `key` that `view` sees, or `None` if absent or removed.
+    /// The newest version of `key` (`None` if absent, pending or retired): the caller decides
+    /// what it sees with [`Version::value_in`].
     ///
     /// Takes no lock and writes nothing shared.
     ///
     /// Not inlined: this is the one call site of the short-key hash look-up
     /// (`HashIndex::<ShortKey, _>::peek` with a `ShortKey` probe; writers probe with a [`Probe`]
     /// instead), which lets the compiler inline that look-up here (inlined into each caller, the
-    /// look-up would have several call sites and stay out of line: ~20 more instructions).
+    /// look-up would have several call sites and stay out of line: ~20 more instructions). The
+    /// visibility check stays in the caller, which has the view at hand.
     #[inline(never)]
-    pub fn read<'g>(&'g self, key: &[u8], view: ReadView, guard: &'g Guard) -> Option<&'g [u8]> {
+    pub fn head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
         let slot = match ShortKey::new(key) {
             Some(short) => self.short.peek(&short, guard),
             None => self.long_peek(&Probe::new(key), guard),
         }?;
-        slot.value_in(view, guard)
+        slot.head.load(Acquire, guard).as_ref()
+    }
+
+    /// The value of `key` that `view` sees, or `None` if absent or removed.
+    #[inline]
+    pub fn read<'g>(&'g self, key: &[u8], view: &ReadView, guard: &'g Guard) -> Option<&'g [u8]> {
+        self.head(key, guard)?.value_in(view, guard)
     }
 
     /// Latest committed value of `key` ([`Index::read`] with [`ReadView::LATEST`]).
     pub fn get<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g [u8]> {
-        self.read(key, ReadView::LATEST, guard)
+        self.read(key, &ReadView::LATEST, guard)
     }
 
     /// The slot of `key`, if the index holds one (pending, live, removed or retiring).
@@ -633,7 +641,7 @@ fn live_entry<'g>(
     view: ReadView,
     guard: &'g Guard,
 ) -> Option<(&'g [u8], &'g [u8])> {
-    slot.value_in(view, guard).map(|v| (key.as_bytes(), v))
+    slot.value_in(&view, guard).map(|v| (key.as_bytes(), v))
 }
 
 /// The first entry of `iter` with a value live in `view`.
@@ -644,7 +652,7 @@ fn first_live<'g>(
     guard: &'g Guard,
 ) -> Option<(&'g [u8], &'g [u8])> {
     for (key, slot) in iter {
-        if let Some(value) = slot.value_in(view, guard) {
+        if let Some(value) = slot.value_in(&view, guard) {
             return Some((key.as_bytes(), value));
         }
     }

@@ -187,6 +187,18 @@ impl Version {
         self.commit_ts.load(Ordering::Acquire) == TS_NONE
     }
 
+    /// The value `view` sees in the chain this version heads (`None`: absent or removed).
+    ///
+    /// The common case costs one comparison over reading the newest version: this version is
+    /// committed before the view's timestamp and no walk is needed.
+    #[inline(always)]
+    pub fn value_in<'g>(&'g self, view: &ReadView, guard: &'g Guard) -> Option<&'g [u8]> {
+        if self.commit_ts.load(Ordering::Acquire) <= view.ts {
+            return self.data.bytes();
+        }
+        visible_below(self, *view, guard)?.data.bytes()
+    }
+
     /// Commits this version at `ts` (its writer's commit).
     #[inline]
     pub fn stamp(&self, ts: u64) {
@@ -223,17 +235,10 @@ impl Slot {
     }
 
     /// The value `view` sees (`None` if absent, removed or retired).
-    ///
-    /// The common case costs one comparison over the old "newest version" read: the head is
-    /// visible (committed before the view's timestamp) and no walk is needed.
     #[inline(always)]
-    pub fn value_in<'g>(&self, view: ReadView, guard: &'g Guard) -> Option<&'g [u8]> {
+    pub fn value_in<'g>(&self, view: &ReadView, guard: &'g Guard) -> Option<&'g [u8]> {
         // A retired head is a null pointer: `as_ref` yields `None`.
-        let head = self.head.load(Ordering::Acquire, guard).as_ref()?;
-        if head.commit_ts.load(Ordering::Acquire) <= view.ts {
-            return head.data.bytes();
-        }
-        visible_below(head, view, guard)?.data.bytes()
+        self.head.load(Ordering::Acquire, guard).as_ref()?.value_in(view, guard)
     }
 
     /// The version `view` sees (tombstones included), walking from the head.
@@ -248,7 +253,7 @@ impl Slot {
     /// The newest committed value (phase-1 reads and tests).
     #[inline]
     pub fn latest_value<'g>(&self, guard: &'g Guard) -> Option<&'g [u8]> {
-        self.value_in(ReadView::LATEST, guard)
+        self.value_in(&ReadView::LATEST, guard)
     }
 
     /// Cuts the history no reader can need: behind the first version committed at or before

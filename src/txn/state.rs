@@ -61,16 +61,19 @@ pub struct Txn {
     /// operations.
     isolation: Isolation,
     running: Option<Running>,
-    /// The current read timestamp: the running snapshot transaction's, the auto-commit or
-    /// read-committed read snapshot while one is held, `TS_PENDING` for read-uncommitted, or
-    /// `NO_SNAPSHOT`.
-    read_ts: u64,
+    /// The current view: its timestamp is the running snapshot transaction's, the auto-commit
+    /// or read-committed read snapshot while one is held, `TS_PENDING` for read-uncommitted, or
+    /// `NO_SNAPSHOT`; its id is the running transaction's once it has written, else 0.
+    view: ReadView,
     /// Whether `read_ts` is published in the session's record.
     pinned: bool,
     /// Whether the running snapshot transaction owns `read_ts` (nothing else ends it).
     txn_snapshot: bool,
-    /// The running transaction's id once it has written, else 0.
-    id: u64,
+    /// Whether a read-committed transaction runs (its searches refresh before they search).
+    txn_read_committed: bool,
+    /// The search hot path's one test: a view is held and no read-committed transaction runs
+    /// (kept equal to `view.ts != NO_SNAPSHOT && !txn_read_committed`).
+    search_ready: bool,
     logs: Logs,
     /// The reclamation horizon last computed, and the queue length that triggers the next.
     oldest: u64,
@@ -89,10 +92,11 @@ impl Txn {
             slot,
             isolation,
             running: None,
-            read_ts: NO_SNAPSHOT,
+            view: ReadView::at(NO_SNAPSHOT, TXN_COMMITTED),
             pinned: false,
             txn_snapshot: false,
-            id: TXN_COMMITTED,
+            txn_read_committed: false,
+            search_ready: false,
             logs: Logs::default(),
             oldest: 0,
             scan_at: MIN_SCAN_AT,
@@ -124,6 +128,13 @@ impl Txn {
         self.running.map_or(self.isolation, |r| r.isolation)
     }
 
+    /// Whether a read-committed transaction runs: its searches give up the cursor's position
+    /// before they search (`Session::read_or_refresh`).
+    #[inline]
+    pub fn refreshes_before_search(&self) -> bool {
+        self.txn_read_committed
+    }
+
     /// Whether writes are allowed (snapshot isolation only).
     #[inline]
     pub fn can_write(&self) -> bool {
@@ -152,22 +163,35 @@ impl Txn {
     /// positioned); otherwise takes one.
     #[inline(always)]
     pub fn read_view(&mut self) -> ReadView {
-        if self.read_ts != NO_SNAPSHOT {
-            return ReadView::at(self.read_ts, self.id);
+        if self.view.ts == NO_SNAPSHOT {
+            self.take_snapshot();
         }
-        self.take_snapshot()
+        self.view
+    }
+
+    /// Whether a search may use [`Txn::held_view`] as it is (else it goes through
+    /// `Session::read_or_refresh`: no view held, or a read-committed transaction). One test.
+    #[inline(always)]
+    pub fn search_ready(&self) -> bool {
+        self.search_ready
+    }
+
+    /// The view held now (valid when [`Txn::search_ready`]).
+    #[inline(always)]
+    pub fn held_view(&self) -> &ReadView {
+        &self.view
     }
 
     #[inline(never)]
-    fn take_snapshot(&mut self) -> ReadView {
+    fn take_snapshot(&mut self) {
         if self.effective_isolation() == Isolation::ReadUncommitted {
             // Sees every version that is not rolled back: nothing to pin, history is not needed.
-            self.read_ts = TS_PENDING;
+            self.view.ts = TS_PENDING;
         } else {
-            self.read_ts = self.shared.pins.pin(self.slot, &self.shared.clock);
+            self.view.ts = self.shared.pins.pin(self.slot, &self.shared.clock);
             self.pinned = true;
         }
-        ReadView::at(self.read_ts, self.id)
+        self.search_ready = !self.txn_read_committed;
     }
 
     /// The view in which a write's "the key exists" is read back (the stored value of
@@ -184,7 +208,7 @@ impl Txn {
     /// snapshot ends (a snapshot transaction keeps its own).
     #[inline]
     pub fn cursors_idle(&mut self) {
-        if self.read_ts != NO_SNAPSHOT {
+        if self.view.ts != NO_SNAPSHOT {
             self.release_read();
         }
     }
@@ -195,11 +219,11 @@ impl Txn {
     /// change).
     #[cold]
     pub fn fresh_view(&mut self) -> Option<ReadView> {
-        if !self.pinned || self.txn_snapshot || self.shared.clock.now() == self.read_ts {
+        if !self.pinned || self.txn_snapshot || self.shared.clock.now() == self.view.ts {
             return None;
         }
-        self.read_ts = self.shared.pins.pin(self.slot, &self.shared.clock);
-        Some(ReadView::at(self.read_ts, self.id))
+        self.view.ts = self.shared.pins.pin(self.slot, &self.shared.clock);
+        Some(self.view)
     }
 
     /// Ends the read snapshot unless a snapshot transaction owns it.
@@ -214,7 +238,8 @@ impl Txn {
             self.shared.pins.unpin(self.slot);
             self.pinned = false;
         }
-        self.read_ts = NO_SNAPSHOT;
+        self.view.ts = NO_SNAPSHOT;
+        self.search_ready = false;
     }
 
     // ----- transactions --------------------------------------------------------------------
@@ -229,13 +254,14 @@ impl Txn {
         self.drop_snapshot();
         let isolation = isolation.unwrap_or(self.isolation);
         self.running = Some(Running { isolation, doomed: false });
-        self.id = TXN_COMMITTED;
+        self.view.txn = TXN_COMMITTED;
         self.rollback_reason = None;
         if isolation == Isolation::Snapshot {
             // The snapshot is taken now: a commit after `begin` is not visible (api.md).
             self.take_snapshot();
             self.txn_snapshot = true;
         }
+        self.txn_read_committed = isolation == Isolation::ReadCommitted;
         Ok(())
     }
 
@@ -289,7 +315,8 @@ impl Txn {
     fn end(&mut self) {
         self.running = None;
         self.txn_snapshot = false;
-        self.id = TXN_COMMITTED;
+        self.txn_read_committed = false;
+        self.view.txn = TXN_COMMITTED;
         self.drop_snapshot();
     }
 
@@ -314,7 +341,7 @@ impl Txn {
         if running.isolation != Isolation::Snapshot {
             return Err(Error::unsupported("not supported in read-committed or read-uncommitted transactions"));
         }
-        if self.id != TXN_COMMITTED {
+        if self.view.txn != TXN_COMMITTED {
             return Err(Error::unsupported("not supported in write transactions"));
         }
         self.drop_snapshot();
@@ -326,7 +353,7 @@ impl Txn {
     /// behind the newest (0 without one).
     pub fn pinned_range(&self) -> u64 {
         if self.pinned {
-            self.shared.clock.now().saturating_sub(self.read_ts)
+            self.shared.clock.now().saturating_sub(self.view.ts)
         } else {
             0
         }
@@ -344,10 +371,10 @@ impl Txn {
         let data = || value.map_or(Data::Tombstone, Data::value);
         let guard = Guard::new();
         if self.running.is_some() {
-            if self.id == TXN_COMMITTED {
-                self.id = self.shared.pins.next_txn_id(self.slot);
+            if self.view.txn == TXN_COMMITTED {
+                self.view.txn = self.shared.pins.next_txn_id(self.slot);
             }
-            let ctx = WriteCtx { txn: self.id, snapshot: self.read_ts };
+            let ctx = WriteCtx { txn: self.view.txn, snapshot: self.view.ts };
             match table.index().write(key, data(), mode, ctx, &guard) {
                 Ok(written) => {
                     let keep_key = value.is_none() || written.was_empty;
