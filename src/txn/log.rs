@@ -74,11 +74,20 @@ impl Logs {
         self.tables.iter().any(|l| !l.uncommitted.is_empty())
     }
 
-    /// Stamps every uncommitted version with `ts` and queues them for reclamation.
-    pub fn commit(&mut self, ts: u64) {
+    /// Stamps every uncommitted version with `ts`: the part of a commit between taking its
+    /// timestamp and publishing it, so nothing but the stores.
+    pub fn stamp(&self, ts: u64) {
+        for log in &self.tables {
+            for entry in &log.uncommitted {
+                entry.version.stamp(ts);
+            }
+        }
+    }
+
+    /// Queues the versions stamped with `ts` for reclamation (after the commit is published).
+    pub fn committed(&mut self, ts: u64) {
         for log in &mut self.tables {
             for entry in log.uncommitted.drain(..) {
-                entry.version.stamp(ts);
                 log.committed.push_back((ts, entry));
                 self.queued += 1;
             }

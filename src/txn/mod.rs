@@ -105,7 +105,7 @@ impl TxnShared {
     /// The state for `sessions` session slots.
     pub fn new(sessions: usize) -> Self {
         TxnShared {
-            clock: CommitClock::default(),
+            clock: CommitClock::new(sessions),
             pins: Pins::new(sessions),
             orphans: Mutex::new(Vec::new()),
             has_orphans: AtomicBool::new(false),

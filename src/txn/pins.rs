@@ -97,17 +97,15 @@ mod tests {
 
     #[test]
     fn oldest_is_the_smallest_pin_or_now() {
-        let clock = CommitClock::default();
+        let clock = CommitClock::new(4);
         let pins = Pins::new(4);
         pins.attach(0);
         pins.attach(2);
         assert_eq!(pins.oldest(&clock), 0);
-        let t = clock.issue();
-        clock.publish(t);
+        clock.tick();
         assert_eq!(pins.pin(2, &clock), 1);
         for _ in 0..3 {
-            let t = clock.issue();
-            clock.publish(t);
+            clock.tick();
         }
         assert_eq!(pins.oldest(&clock), 1);
         assert_eq!(pins.pin(0, &clock), 4);

@@ -280,10 +280,12 @@ impl Txn {
             return Err(Error::invalid(message));
         }
         if self.logs.has_uncommitted() {
+            // Between `issue` and `complete` only the stamps: every later commit waits for them.
             let clock = &self.shared.clock;
             let ts = clock.issue();
-            self.logs.commit(ts);
-            clock.publish(ts);
+            self.logs.stamp(ts);
+            clock.complete(ts);
+            self.logs.committed(ts);
         }
         self.end();
         self.reclaim();
@@ -409,23 +411,18 @@ impl Txn {
                     Err(refused) => return Err(refused),
                 }
             };
-            let keep_key = value.is_none() || written.was_empty;
-            let entry = Entry::new(written.slot, written.version, keep_key.then_some(key));
-            // Nothing between `issue` and `publish` may fail: every later commit waits for it.
+            // Between `issue` and `complete` only the stamp: every later commit waits for it.
             let clock = &self.shared.clock;
             let ts = clock.issue();
-            match entry {
-                Some(entry) => {
-                    self.logs.add(table, entry);
-                    self.logs.commit(ts);
-                }
-                None => {
-                    if let Some(version) = written.version.as_ref() {
-                        version.stamp(ts);
-                    }
-                }
+            if let Some(version) = written.version.as_ref() {
+                version.stamp(ts);
             }
-            clock.publish(ts);
+            clock.complete(ts);
+            let keep_key = value.is_none() || written.was_empty;
+            if let Some(entry) = Entry::new(written.slot, written.version, keep_key.then_some(key)) {
+                self.logs.add(table, entry);
+                self.logs.committed(ts);
+            }
             if let Some(slot) = written.slot.as_ref() {
                 slot.prune(self.oldest, &guard);
             }
