@@ -66,5 +66,6 @@ c_tests! {
     events,
     struct_pack,
     threads,
+    txn,
     replay,
 }

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Every C test (run by tests/c_tests.rs), each with c-tests/util.c.
-const C_TESTS: &[&str] = &["abi", "lifecycle", "formats", "cursor", "errors", "events", "struct_pack", "threads", "replay"];
+const C_TESTS: &[&str] = &["abi", "lifecycle", "formats", "cursor", "errors", "events", "struct_pack", "threads", "txn", "replay"];
 
 /// Every example (run by tests/examples.rs).
 const EXAMPLES: &[&str] = &["hello", "scan", "transactions", "statistics", "threads", "packing"];
@@ -106,6 +106,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_events => "events",
     asan_ubsan_c_struct_pack => "struct_pack",
     asan_ubsan_c_threads => "threads",
+    asan_ubsan_c_txn => "txn",
     asan_ubsan_c_replay => "replay",
 }
 

@@ -43,4 +43,7 @@ mod tests;
 mod stress_tests;
 
 #[cfg(test)]
+mod mvcc_tests;
+
+#[cfg(test)]
 mod perf_tests;
