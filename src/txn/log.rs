@@ -123,27 +123,31 @@ impl Logs {
 
     /// Reclaims what no reader at or after `oldest` can see: prunes the history of every queued
     /// slot committed at or before `oldest`, and retires the slots of removals every reader sees.
-    /// Returns the number of entries still queued.
+    /// Returns the number of entries still queued. O(tables) when nothing is due.
     pub fn reclaim(&mut self, oldest: u64) -> usize {
-        let guard = Guard::new();
+        let mut guard = None;
+        let mut dropped = false;
         for log in &mut self.tables {
             while let Some((ts, entry)) = log.committed.front() {
                 if *ts > oldest {
                     break;
                 }
-                entry.slot.prune(oldest, &guard);
+                let guard = guard.get_or_insert_with(Guard::new);
+                entry.slot.prune(oldest, guard);
                 if let Some(key) = &entry.key {
-                    log.table.index().retire_if_removed(key, &entry.slot, oldest, &guard);
+                    log.table.index().retire_if_removed(key, &entry.slot, oldest, guard);
                 }
                 log.committed.pop_front();
                 self.queued -= 1;
             }
+            dropped |= log.uncommitted.is_empty() && log.table.is_dropped();
         }
-        // Logs of tables that hold nothing more, or were dropped, let their table go.
-        self.tables.retain(|l| {
-            !(l.uncommitted.is_empty() && (l.committed.is_empty() || l.table.is_dropped()))
-        });
-        self.queued = self.tables.iter().map(|l| l.committed.len()).sum();
+        if dropped {
+            // Logs of dropped tables let their table go (a log stays otherwise: taking the
+            // table's reference again at the next write would touch its shared count).
+            self.tables.retain(|l| !(l.uncommitted.is_empty() && l.table.is_dropped()));
+            self.queued = self.tables.iter().map(|l| l.committed.len()).sum();
+        }
         self.queued
     }
 
