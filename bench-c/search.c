@@ -15,17 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wiredtiger.h"
-
-#define DIE(call)                                                                           \
-    do {                                                                                    \
-        int ret_ = (call);                                                                  \
-        if (ret_ != 0) {                                                                    \
-            fprintf(stderr, "%s:%d: %s failed: %d (%s)\n", __FILE__, __LINE__, #call, ret_, \
-              wiredtiger_strerror(ret_));                                                   \
-            exit(1);                                                                        \
-        }                                                                                   \
-    } while (0)
+#include "bench.h"
 
 static WT_CONNECTION *conn;
 static uint64_t rows = 10000;
@@ -38,16 +28,6 @@ typedef struct {
     uint64_t ops;
     char pad[64];
 } worker;
-
-static uint64_t
-next_rand(uint64_t *s)
-{
-    /* splitmix64 */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static uint64_t
 search_loop(WT_CURSOR *c, uint64_t *seed, uint64_t n, volatile int *stop_phase)
@@ -89,14 +69,6 @@ run(void *arg)
     DIE(c->close(c));
     DIE(s->close(s, NULL));
     return NULL;
-}
-
-static double
-now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int

@@ -5,6 +5,7 @@
 #ifndef UL_TEST_UTIL_H
 #define UL_TEST_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +81,9 @@ void ul_recorder_clear(ul_recorder *r);
               __FILE__, __LINE__, (r)->last_error, (r)->last_message, (int)(code), (text));      \
         }                                                                                        \
     } while (0)
+
+/* splitmix64: the next pseudo-random number of the stream `*state`. */
+uint64_t ul_rand(uint64_t *state);
 
 /* Prints the closing line ("N passed, M failed") and returns the exit status. */
 int ul_done(const char *name);

@@ -112,13 +112,19 @@ fn reached_data(kind: Kind) -> bool {
 }
 
 impl Session {
-    /// A read-type cursor call, in the session's read view: on failure the cursor keeps only
-    /// what the application set.
-    fn read<T>(&mut self, id: CursorId, op: impl FnOnce(&mut Cursor, u64, ReadView) -> Result<T>) -> Result<T> {
+    /// A read-type cursor call, in the session's read view (`op` also gets the transaction
+    /// state, for searches that may refresh it): on failure the cursor keeps only what the
+    /// application set.
+    pub(super) fn read<T>(
+        &mut self,
+        id: CursorId,
+        op: impl FnOnce(&mut Cursor, u64, ReadView, &mut Txn) -> Result<T>,
+    ) -> Result<T> {
         let epoch = self.copy_epoch;
         let view = self.txn.read_view();
+        let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
-            let out = op(c, epoch, view);
+            let out = op(c, epoch, view, txn);
             if out.is_err() {
                 c.fail(epoch);
             }
@@ -162,12 +168,12 @@ impl Session {
 
     /// `WT_CURSOR::next`.
     pub fn next(&mut self, id: CursorId) -> Result<()> {
-        self.read(id, Cursor::next)
+        self.read(id, |c, epoch, view, _| c.next(epoch, view))
     }
 
     /// `WT_CURSOR::prev`.
     pub fn prev(&mut self, id: CursorId) -> Result<()> {
-        self.read(id, Cursor::prev)
+        self.read(id, |c, epoch, view, _| c.prev(epoch, view))
     }
 
     /// `WT_CURSOR::insert`.

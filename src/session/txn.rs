@@ -182,45 +182,21 @@ impl Session {
         }
         let epoch = self.copy_epoch;
         let view = self.txn.held_view();
-        // A miss leaves the cursor as it was: `search_missed` decides what happens next.
-        let out = self.cursors.with(id, |c| c.search(epoch, view));
-        match out {
+        // A miss leaves the cursor as it was: the slow path searches again under the full rules.
+        match self.cursors.with(id, |c| c.search(epoch, view)) {
             Ok(()) => Ok(()),
-            Err(_) => self.search_missed(id, out),
+            Err(_) => self.search_first(id),
         }
     }
 
-    /// A search that takes a view first (none held), or in a read-committed transaction.
+    /// A search that takes a view first (none held), that runs in a read-committed
+    /// transaction, or that missed in the held view (the cursor is still as it was: a miss
+    /// changes nothing before the failure rules apply). Out of line: found keys in a held view
+    /// never come here.
     #[cold]
     #[inline(never)]
     fn search_first(&mut self, id: CursorId) -> Result<()> {
         self.read_or_refresh(id, search_again)
-    }
-
-    /// A search that missed (`out`) in the session's view: if the searching cursor was the
-    /// session's only positioned cursor, the search gives that position up and runs again at a
-    /// fresh snapshot; then the failure's rules apply. Out of line: found keys never come here.
-    #[cold]
-    #[inline(never)]
-    fn search_missed(&mut self, id: CursorId, mut out: Result<()>) -> Result<()> {
-        let epoch = self.copy_epoch;
-        let gives_up_last = self.cursors.positioned() == 1 && self.cursors.get(id).is_positioned();
-        let txn = &mut self.txn;
-        out = self.cursors.with(id, |c| {
-            if gives_up_last && out.as_ref().is_err_and(Error::is_not_found) {
-                if let Some(view) = txn.fresh_view() {
-                    out = c.search(epoch, &view);
-                }
-            }
-            if out.is_err() {
-                c.fail(epoch);
-            }
-            out
-        });
-        if let Err(e) = &out {
-            self.read_failed(e.kind());
-        }
-        out
     }
 
     /// A search: like `read`, but `op` also gets `fresh`, which it calls when the search did
@@ -229,37 +205,24 @@ impl Session {
     /// the reference's behaviour: a positioned cursor first searches the snapshot it has; only
     /// when that fails does it let its position go, which ends an auto-commit or read-committed
     /// read snapshot once no other cursor is positioned (traces two_cursors 58-73 and
-    /// 1105-1129). When the key is found this costs two loads more than `read`.
-    #[inline(always)]
+    /// 1105-1129). Read-committed gives the position up before it searches (§5.7).
     pub(super) fn read_or_refresh<T>(
         &mut self,
         id: CursorId,
         op: impl FnOnce(&mut Cursor, u64, ReadView, &mut dyn FnMut() -> Option<ReadView>) -> Result<T>,
     ) -> Result<T> {
-        let epoch = self.copy_epoch;
-        let mut view = self.txn.read_view();
         let sole = self.cursors.positioned() == 1;
-        let txn = &mut self.txn;
-        let out = self.cursors.with(id, |c| {
+        self.read(id, |c, epoch, mut view, txn| {
             let mut gives_up_last = sole && c.is_positioned();
             if gives_up_last && txn.effective_isolation() == Isolation::ReadCommitted {
-                // Read-committed gives its position up before it searches (traces §5.7).
                 if let Some(fresh) = txn.fresh_view() {
                     view = fresh;
                 }
                 gives_up_last = false;
             }
             let mut fresh = || if gives_up_last { txn.fresh_view() } else { None };
-            let out = op(c, epoch, view, &mut fresh);
-            if out.is_err() {
-                c.fail(epoch);
-            }
-            out
-        });
-        if let Err(e) = &out {
-            self.read_failed(e.kind());
-        }
-        out
+            op(c, epoch, view, &mut fresh)
+        })
     }
 
     /// Ends the auto-commit or read-committed read snapshot once no cursor is positioned.
