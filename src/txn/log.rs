@@ -26,8 +26,12 @@ pub struct Entry {
 
 impl Entry {
     /// The version just installed in `slot` (both under the writer's guard); `key` as above.
-    pub fn new(slot: Ptr<'_, Slot>, version: Ptr<'_, Version>, key: Option<&[u8]>) -> Option<Entry> {
-        Some(Entry { slot: slot.get_shared()?, version: version.get_shared()?, key: key.map(Box::from) })
+    pub fn new(slot: Ptr<'_, Slot>, version: Ptr<'_, Version>, key: Option<&[u8]>) -> Entry {
+        // Neither can be unreferenced: the slot holds the version (no one else replaces an
+        // uncommitted head), and a slot holding a version is in the index.
+        let slot = slot.get_shared().expect("the written slot is referenced by the index");
+        let version = version.get_shared().expect("the written version is the slot's head");
+        Entry { slot, version, key: key.map(Box::from) }
     }
 }
 

@@ -380,9 +380,7 @@ impl Txn {
             match table.index().write(key, data(), mode, ctx, &guard) {
                 Ok(written) => {
                     let keep_key = value.is_none() || written.was_empty;
-                    if let Some(entry) = Entry::new(written.slot, written.version, keep_key.then_some(key)) {
-                        self.logs.add(table, entry);
-                    }
+                    self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
                     if let Some(slot) = written.slot.as_ref() {
                         slot.prune(self.oldest, &guard);
                     }
@@ -419,10 +417,8 @@ impl Txn {
             }
             clock.complete(ts);
             let keep_key = value.is_none() || written.was_empty;
-            if let Some(entry) = Entry::new(written.slot, written.version, keep_key.then_some(key)) {
-                self.logs.add(table, entry);
-                self.logs.committed(ts);
-            }
+            self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
+            self.logs.committed(ts);
             if let Some(slot) = written.slot.as_ref() {
                 slot.prune(self.oldest, &guard);
             }
