@@ -13,7 +13,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use scc::Guard;
 use unlatched::pack::varint::encode_u64_buf;
-use unlatched::store::{Index, Seek};
+use unlatched::store::{Index, ReadView, Seek};
 
 const N: usize = 10_000;
 
@@ -159,7 +159,7 @@ fn bench_store(c: &mut Criterion) {
                 i = if i + 1 == N { 0 } else { i + 1 };
                 let mut k = order[i];
                 k[7] ^= 0x55;
-                black_box(idx.seek(&k, dir, &guard))
+                black_box(idx.seek(&k, dir, ReadView::LATEST, &guard))
             })
         });
     }

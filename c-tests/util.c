@@ -81,6 +81,15 @@ ul_open(ul_recorder *r, const char *config, WT_CONNECTION **connp, WT_SESSION **
     }
 }
 
+uint64_t
+ul_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
 int
 ul_stats_read(WT_SESSION *observer, const char *uri, const char *step, const int *ids, int n, int64_t *out)
 {

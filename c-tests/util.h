@@ -166,6 +166,8 @@ void ul_rmhome(const char *home);
 
 /* True when UL_REFERENCE=1: the program runs against the reference engine. */
 int ul_reference(void);
+/* splitmix64: the next pseudo-random number of the stream `*state`. */
+uint64_t ul_rand(uint64_t *state);
 
 /* Prints the closing line ("N passed, M failed") and returns the exit status. */
 int ul_done(const char *name);

@@ -13,6 +13,7 @@ pub mod schema;
 pub mod session;
 pub mod stats;
 pub mod store;
+pub mod txn;
 
 #[allow(missing_docs)]
 pub mod capi;

@@ -66,6 +66,7 @@ c_tests! {
     events,
     struct_pack,
     threads,
+    txn,
     replay,
     stat19,
     cursor_cache,

@@ -11,7 +11,7 @@ use std::process::Command;
 const EXAMPLES: &[(&str, &[&str])] = &[
     ("hello", &["WiredTiger 11.3.1", "hello from a session"]),
     ("scan", &["forward: 0=apple 10=banana 20=cherry 30=damson 40=elderberry", "search 30: damson", "after remove: not found"]),
-    ("transactions", &["alice 70, bob 30|transactions are not available in this version of unlatched yet"]),
+    ("transactions", &["alice 70, bob 30"]),
     ("statistics", &["statistics read", "cursor: cursor insert calls: 1000"]),
     ("threads", &["40000 records in all"]),
     ("packing", &["unpacked: 7 \"seven\" -70000 and 3 raw bytes"]),

@@ -5,13 +5,7 @@
  * Under snapshot isolation two transactions that update the same record conflict: the later
  * one's update returns WT_ROLLBACK. The application must then roll its transaction back and
  * run it again from the start; it may not simply repeat the failed call.
- *
- * Transactions are not available in unlatched yet: begin_transaction answers ENOTSUP. The
- * program then says so and exits 0, so that it keeps building and running unchanged until
- * they arrive. (The library also reports the error on stderr, through the default event
- * handler.)
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -84,7 +78,6 @@ main(void)
     WT_SESSION *session;
     WT_CURSOR *cursor;
     int64_t alice, bob;
-    int ret;
 
     CHECK(wiredtiger_open(NULL, NULL, "create,in_memory=true", &conn));
     CHECK(conn->open_session(conn, NULL, NULL, &session));
@@ -98,15 +91,7 @@ main(void)
     cursor->set_value(cursor, (int64_t)0);
     CHECK(cursor->insert(cursor));
 
-    ret = transfer(session, cursor, 30);
-    if (ret == ENOTSUP) {
-        printf("transactions are not available in this version of unlatched yet "
-               "(begin_transaction: %s); nothing transferred\n",
-          wiredtiger_strerror(ret));
-        CHECK(conn->close(conn, NULL));
-        return EXIT_SUCCESS;
-    }
-    CHECK(ret);
+    CHECK(transfer(session, cursor, 30));
 
     /* Read both balances back: the transfer happened entirely. */
     cursor->set_key(cursor, "alice");

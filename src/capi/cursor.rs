@@ -19,7 +19,12 @@ unsafe fn call(cursor: *mut WT_CURSOR, api: &str, body: impl FnOnce(&mut Session
         let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return code::EINVAL };
         match body(session, id) {
             Ok(()) => 0,
-            Err(e) => report(session, &e, api),
+            Err(e) => {
+                // Inside a transaction, a failed cursor call dooms it (unless WT_NOTFOUND or
+                // WT_DUPLICATE_KEY).
+                session.core.note_error(&e);
+                report(session, &e, api)
+            }
         }
     })
 }

@@ -80,10 +80,11 @@ pub unsafe fn close(raw: *mut SessionHandle) {
     let slot = s.core.slot();
     let conn = s.conn();
     conn.set_session(slot, std::ptr::null_mut());
+    // Dropping the session rolls back its transaction, withdraws its published snapshot and
+    // makes its last statistics write: all before the slot can be claimed again (each slot's
+    // statistics block has one writer at a time).
     // SAFETY: made by `Box::into_raw` in `open`; no reference to it remains.
     drop(unsafe { Box::from_raw(raw) });
-    // Only now may another session take the slot: the dropped session wrote its statistics
-    // block last (the block's one writer at a time).
     conn.core.slots().release(slot);
 }
 
@@ -285,8 +286,31 @@ unsafe extern "C" fn breakpoint(_session: *mut WT_SESSION) -> c_int {
     0
 }
 
-unsafe extern "C" fn get_rollback_reason(_session: *mut WT_SESSION) -> *const c_char {
-    std::ptr::null()
+unsafe extern "C" fn get_rollback_reason(session: *mut WT_SESSION) -> *const c_char {
+    guard("WT_SESSION.get_rollback_reason", std::ptr::null(), || {
+        // SAFETY: the application passes an open session it does not use concurrently.
+        let Some(s) = (unsafe { SessionHandle::from_ptr(session) }) else { return std::ptr::null() };
+        // The one reason there is: a conflict (C needs a NUL-terminated copy of the text).
+        s.core.rollback_reason().map_or(std::ptr::null(), |_| c"conflict between concurrent operations".as_ptr())
+    })
+}
+
+unsafe extern "C" fn reset_snapshot(session: *mut WT_SESSION) -> c_int {
+    // SAFETY: the application's live session.
+    unsafe { call(session, "WT_SESSION.reset_snapshot", |s| s.core.reset_snapshot()) }
+}
+
+unsafe extern "C" fn transaction_pinned_range(session: *mut WT_SESSION, range: *mut u64) -> c_int {
+    // SAFETY: the application's live session and out-pointer (checked).
+    unsafe {
+        call(session, "WT_SESSION.transaction_pinned_range", |s| {
+            if range.is_null() {
+                return Err(Error::invalid("NULL range pointer"));
+            }
+            *range = s.core.transaction_pinned_range();
+            Ok(())
+        })
+    }
 }
 
 /// Methods a later issue implements: `ENOTSUP` with a message naming them.
@@ -319,8 +343,6 @@ not_yet! {
     query_timestamp(hex: *mut c_char, config: *const c_char) => "WT_SESSION.query_timestamp";
     timestamp_transaction(config: *const c_char) => "WT_SESSION.timestamp_transaction";
     timestamp_transaction_uint(which: WT_TS_TXN_TYPE, ts: u64) => "WT_SESSION.timestamp_transaction_uint";
-    reset_snapshot() => "WT_SESSION.reset_snapshot";
-    transaction_pinned_range(range: *mut u64) => "WT_SESSION.transaction_pinned_range";
 }
 
 /// The method table of sessions.

@@ -199,7 +199,10 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
         });
         match result {
             Ok(()) => 0,
-            Err(e) => report(session, &e, api),
+            Err(e) => {
+                session.core.note_error(&e);
+                report(session, &e, api)
+            }
         }
     })
 }

@@ -13,7 +13,6 @@ pub use statistics::ConnStatistics;
 
 use std::ffi::CString;
 use std::path::Path;
-
 use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
@@ -24,6 +23,7 @@ use crate::schema::Registry;
 use crate::stats::counters::SlotStats;
 use crate::stats::log::{Dump, DumpSource, StatsLogConfig, StatsLogger};
 use crate::stats::Family;
+use crate::txn::TxnShared;
 
 /// Sessions the reference reserves beyond `session_max` for its own threads; applications
 /// observed one application session per slot of this allowance (api.md, `open_session`).
@@ -73,6 +73,8 @@ pub struct Connection {
     statistics: Arc<ConnStatistics>,
     /// The `statistics_log` settings and thread.
     stats_log: Mutex<(StatsLogConfig, Option<StatsLogger>)>,
+    /// Commit clock, the sessions' published snapshots, reclamation left by closed sessions.
+    txn: Arc<TxnShared>,
 }
 
 impl Connection {
@@ -107,6 +109,7 @@ impl Connection {
             slot_stats: Arc::new(SlotStats::new(capacity)),
             statistics: Arc::new(ConnStatistics::new(config::check_statistics(&cfg)?, cfg.int("cache_size"))),
             stats_log: Mutex::new((StatsLogConfig::default(), None)),
+            txn: Arc::new(TxnShared::new(capacity)),
         };
         conn.start_stats_log(stats_log)?;
         Ok(conn)
@@ -168,6 +171,12 @@ impl Connection {
     /// A snapshot of the connection statistics (`statistics:`).
     pub fn statistics_snapshot(&self, clear: bool) -> crate::stats::Snapshot {
         self.statistics.snapshot(&self.slot_stats, clear)
+    }
+
+    /// The transaction state shared by the sessions (each session holds a reference, taken at
+    /// open).
+    pub fn txn(&self) -> &Arc<TxnShared> {
+        &self.txn
     }
 
     /// The prefix of every error message (read on error paths only).

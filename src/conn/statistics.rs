@@ -24,7 +24,6 @@ pub struct ConnStatistics {
     cache_size: AtomicI64,
 }
 
-#[derive(Default)]
 struct Reader {
     summer: Summer,
     /// Totals at the last `clear` (or when statistics were enabled), for clearable counters.
@@ -69,6 +68,12 @@ impl ConnStatistics {
             reader.baseline = totals;
         }
         snapshot
+    }
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader { summer: Summer::default(), baseline: [0; CONN_STATS] }
     }
 }
 

@@ -20,7 +20,8 @@ use scc::Guard;
 use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
-use crate::store::Seek;
+use crate::store::{Mode, ReadView, Refused, Seek};
+use crate::txn::Txn;
 
 /// Which way `search_near` landed.
 pub type Exact = i32;
@@ -229,13 +230,14 @@ impl Cursor {
         (table, Landing { key, value, at, at_in_key, positioned })
     }
 
-    /// `WT_CURSOR::search`.
-    pub fn search(&mut self, epoch: u64) -> Result<()> {
+    /// `WT_CURSOR::search`, in `view`.
+    #[inline(always)]
+    pub fn search(&mut self, epoch: u64, view: &ReadView) -> Result<()> {
         self.require_key()?;
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let key = parts.key.raw();
-        match table.index().get(key, &guard) {
+        match table.index().head(key, &guard).and_then(|v| v.value_in(view, &guard)) {
             Some(value) => {
                 parts.value.set_engine(value, epoch);
                 parts.key.mark_engine(epoch);
@@ -247,17 +249,30 @@ impl Cursor {
         }
     }
 
-    /// `WT_CURSOR::search_near`: the exact key, else the next larger, else the next smaller.
-    pub fn search_near(&mut self, epoch: u64) -> Result<Exact> {
+    /// `WT_CURSOR::search_near`: the exact key, else the next larger, else the next smaller
+    /// (of the records live in `view`). When the exact key is not there, `fresh` may give a
+    /// newer view to search again in (see `Session::read_or_refresh`).
+    pub fn search_near(
+        &mut self,
+        epoch: u64,
+        view: ReadView,
+        fresh: &mut dyn FnMut() -> Option<ReadView>,
+    ) -> Result<Exact> {
         self.require_key()?;
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let index = table.index();
         let target = parts.key.raw();
-        let record = index
-            .seek(target, Seek::Ge, &guard)
-            .or_else(|| index.seek(target, Seek::Le, &guard))
-            .ok_or(Error::quiet(Kind::NotFound))?;
+        let near = |view| {
+            index.seek(target, Seek::Ge, view, &guard).or_else(|| index.seek(target, Seek::Le, view, &guard))
+        };
+        let mut record = near(view);
+        if record.is_none_or(|(key, _)| key != target) {
+            if let Some(view) = fresh() {
+                record = near(view);
+            }
+        }
+        let record = record.ok_or(Error::quiet(Kind::NotFound))?;
         let exact = match record.0.cmp(target) {
             Ordering::Less => -1,
             Ordering::Equal => 0,
@@ -268,27 +283,28 @@ impl Cursor {
     }
 
     /// `WT_CURSOR::next`: the following record, or the first when unpositioned.
-    pub fn next(&mut self, epoch: u64) -> Result<()> {
-        self.step(Seek::Gt, epoch)
+    pub fn next(&mut self, epoch: u64, view: ReadView) -> Result<()> {
+        self.step(Seek::Gt, epoch, view)
     }
 
     /// `WT_CURSOR::prev`: the preceding record, or the last when unpositioned.
-    pub fn prev(&mut self, epoch: u64) -> Result<()> {
-        self.step(Seek::Lt, epoch)
+    pub fn prev(&mut self, epoch: u64, view: ReadView) -> Result<()> {
+        self.step(Seek::Lt, epoch, view)
     }
 
-    /// Moves one record. Running off either end resets the cursor completely, application
-    /// items included (the reference's behaviour, traces/README.md §5.1).
-    fn step(&mut self, dir: Seek, epoch: u64) -> Result<()> {
+    /// Moves one record among those live in `view`. Running off either end resets the cursor
+    /// completely, application items included (the reference's behaviour, traces/README.md
+    /// §5.1).
+    fn step(&mut self, dir: Seek, epoch: u64, view: ReadView) -> Result<()> {
         let guard = Guard::new();
         let positioned = self.positioned;
         let (table, parts) = self.landing();
         let index = table.index();
         let at: &[u8] = if *parts.at_in_key { parts.key.raw() } else { parts.at };
         let found = match (positioned, dir) {
-            (true, _) => index.seek(at, dir, &guard),
-            (false, Seek::Gt) => index.first(&guard),
-            (false, _) => index.last(&guard),
+            (true, _) => index.seek(at, dir, view, &guard),
+            (false, Seek::Gt) => index.first(view, &guard),
+            (false, _) => index.last(view, &guard),
         };
         match found {
             Some(record) => {
@@ -303,13 +319,13 @@ impl Cursor {
         }
     }
 
-    /// `WT_CURSOR::insert`. Leaves the cursor unpositioned with no key or value, except after
-    /// `WT_DUPLICATE_KEY`, which keeps the key and reads back the stored value.
-    /// `can_write` is false at isolation levels that refuse writes (checked after the
-    /// existence checks, as the reference does).
-    pub fn insert(&mut self, epoch: u64, can_write: bool) -> Result<()> {
+    /// `WT_CURSOR::insert`, in `txn` (the session's transaction, or auto-commit). Leaves the
+    /// cursor unpositioned with no key or value, except after `WT_DUPLICATE_KEY`, which keeps the
+    /// key and reads back the stored value. At isolation levels that refuse writes the existence
+    /// check still comes first, as the reference does.
+    pub fn insert(&mut self, epoch: u64, txn: &mut Txn) -> Result<()> {
         if self.config.append && self.table.is_recno() {
-            return self.append(epoch, can_write);
+            return self.append(epoch, txn);
         }
         self.require_key()?;
         self.require_value()?;
@@ -317,26 +333,30 @@ impl Cursor {
         // A value the cursor read becomes the application's once a write takes it as its own
         // (traces/README.md §5.3): it survives this write failing.
         self.value.mark_app();
-        let index = self.table.index();
-        if !self.config.overwrite && self.exists() {
-            return Err(self.duplicate(epoch));
+        if !txn.can_write() {
+            let view = txn.read_view();
+            if !self.config.overwrite && self.exists(view) {
+                return Err(self.duplicate(epoch, view));
+            }
+            return Err(refused_at_isolation());
         }
-        check_isolation(can_write)?;
-        if self.config.overwrite {
-            index.upsert(self.key.raw(), self.value.raw());
-        } else if index.insert_new(self.key.raw(), self.value.raw()).is_err() {
-            // Inserted concurrently since the check above.
-            return Err(self.duplicate(epoch));
+        let mode = if self.config.overwrite { Mode::Upsert } else { Mode::InsertNew };
+        match txn.write(&self.table, self.key.raw(), Some(self.value.raw()), mode) {
+            Ok(()) => {
+                self.reset();
+                Ok(())
+            }
+            Err(Refused::Exists) => Err(self.duplicate(epoch, txn.existing_view())),
+            Err(Refused::Missing) => Err(self.missing(epoch)),
+            Err(Refused::Conflict) => Err(self.conflict(epoch)),
         }
-        self.reset();
-        Ok(())
     }
 
-    /// `WT_DUPLICATE_KEY`: the key stays, and the stored value becomes the application's copy
-    /// (it survives later failures).
-    fn duplicate(&mut self, epoch: u64) -> Error {
+    /// `WT_DUPLICATE_KEY`: the key stays, and the stored value (as `view` sees it) becomes the
+    /// application's copy (it survives later failures).
+    fn duplicate(&mut self, epoch: u64, view: ReadView) -> Error {
         let guard = Guard::new();
-        if let Some(stored) = self.table.index().get(self.key.raw(), &guard) {
+        if let Some(stored) = self.table.index().read(self.key.raw(), &view, &guard) {
             self.value.set_engine(stored, epoch);
             self.value.mark_app();
         }
@@ -346,68 +366,83 @@ impl Cursor {
     }
 
     /// Insert with a new record number one past the largest; `get_key` then returns it.
-    fn append(&mut self, epoch: u64, can_write: bool) -> Result<()> {
+    fn append(&mut self, epoch: u64, txn: &mut Txn) -> Result<()> {
         self.require_value()?;
         self.check_writable()?;
-        check_isolation(can_write)?;
+        if !txn.can_write() {
+            return Err(refused_at_isolation());
+        }
         let index = self.table.index();
         loop {
             let next = {
                 let guard = Guard::new();
-                match index.last(&guard) {
+                match index.last(ReadView::LATEST, &guard) {
                     Some((key, _)) => crate::pack::varint::decode_u64(key)?.0 + 1,
                     None => 1,
                 }
             };
             let mut key = Vec::with_capacity(crate::pack::varint::MAX_LEN);
             crate::pack::varint::encode_u64(next, &mut key);
-            if index.insert_new(&key, self.value.raw()).is_ok() {
-                self.key.set_engine(&key, epoch);
-                self.key.mark_app();
-                self.value.clear();
-                self.positioned = false;
-                return Ok(());
+            match txn.write(&self.table, &key, Some(self.value.raw()), Mode::InsertNew) {
+                Ok(()) => {
+                    self.key.set_engine(&key, epoch);
+                    self.key.mark_app();
+                    self.value.clear();
+                    self.positioned = false;
+                    return Ok(());
+                }
+                Err(Refused::Conflict) => return Err(self.conflict(epoch)),
+                Err(_) => {}
             }
         }
     }
 
-    /// `WT_CURSOR::update`. On success the cursor is on the record, holding the new value.
-    pub fn update(&mut self, epoch: u64, can_write: bool) -> Result<()> {
+    /// `WT_CURSOR::update`, in `txn`. On success the cursor is on the record, holding the new
+    /// value.
+    pub fn update(&mut self, epoch: u64, txn: &mut Txn) -> Result<()> {
         self.require_key()?;
         self.require_value()?;
         self.check_writable()?;
         // A value the cursor read becomes the application's once a write takes it as its own
         // (traces/README.md §5.3): it survives this write failing.
         self.value.mark_app();
-        let index = self.table.index();
-        if !self.config.overwrite && !self.exists() {
-            return Err(self.missing());
+        if !txn.can_write() {
+            if !self.config.overwrite && !self.exists(txn.read_view()) {
+                return Err(self.missing(epoch));
+            }
+            return Err(refused_at_isolation());
         }
-        check_isolation(can_write)?;
-        if self.config.overwrite {
-            index.upsert(self.key.raw(), self.value.raw());
-        } else if index.update_existing(self.key.raw(), self.value.raw()).is_err() {
-            return Err(self.missing());
+        let mode = if self.config.overwrite { Mode::Upsert } else { Mode::UpdateExisting };
+        match txn.write(&self.table, self.key.raw(), Some(self.value.raw()), mode) {
+            Ok(()) => {}
+            Err(Refused::Conflict) => return Err(self.conflict(epoch)),
+            Err(_) => return Err(self.missing(epoch)),
         }
         self.at_in_key = true;
         self.key.mark_engine(epoch);
-        self.value.mark_app();
+        // The stored value is now the engine's: inside a transaction a later failure drops it;
+        // an auto-commit write's success makes it a copy (the session's copy event).
+        self.value.mark_engine(epoch);
         self.positioned = true;
         Ok(())
     }
 
-    /// `WT_CURSOR::remove`. A cursor that was on the record stays there (its key readable);
-    /// one that only had a key set ends unpositioned.
-    pub fn remove(&mut self, _epoch: u64, can_write: bool) -> Result<()> {
+    /// `WT_CURSOR::remove`, in `txn`. A cursor that was on the record stays there (its key
+    /// readable); one that only had a key set ends unpositioned.
+    pub fn remove(&mut self, epoch: u64, txn: &mut Txn) -> Result<()> {
         self.require_key()?;
         self.check_writable()?;
-        if !self.exists() {
-            return Err(self.missing());
+        if !txn.can_write() {
+            if !self.exists(txn.read_view()) {
+                return Err(self.missing(epoch));
+            }
+            return Err(refused_at_isolation());
         }
-        check_isolation(can_write)?;
         let on_record = self.positioned && self.key.owner() == Owner::Engine;
-        if self.table.index().remove(self.key.raw()).is_err() {
-            return Err(self.missing());
+        match txn.write(&self.table, self.key.raw(), None, Mode::Remove) {
+            Ok(()) => {}
+            Err(Refused::Conflict) => return Err(self.conflict(epoch)),
+            Err(_) => return Err(self.missing(epoch)),
         }
         if on_record {
             self.value.clear();
@@ -417,18 +452,25 @@ impl Cursor {
         Ok(())
     }
 
-    /// Whether the key that is set names a live record.
-    fn exists(&self) -> bool {
+    /// Whether the key that is set names a record live in `view`.
+    fn exists(&self, view: ReadView) -> bool {
         let guard = Guard::new();
-        self.table.index().get(self.key.raw(), &guard).is_some()
+        self.table.index().read(self.key.raw(), &view, &guard).is_some()
+    }
+
+    /// `WT_ROLLBACK` from a write conflict: the key stays; the value stays if the application
+    /// owns it (set it, or it became a copy), an engine value goes (txn trace 4460-4473).
+    fn conflict(&mut self, epoch: u64) -> Error {
+        self.key.mark_app();
+        self.value.drop_engine(epoch);
+        self.positioned = false;
+        Error::quiet(Kind::Rollback)
     }
 
     /// `WT_NOTFOUND` from a write: the key stays readable, an engine value does not.
-    fn missing(&mut self) -> Error {
+    fn missing(&mut self, epoch: u64) -> Error {
         self.key.mark_app();
-        if self.value.owner() == Owner::Engine {
-            self.value.clear();
-        }
+        self.value.drop_engine(epoch);
         self.positioned = false;
         Error::quiet(Kind::NotFound)
     }
@@ -451,14 +493,8 @@ struct Landing<'c> {
 }
 
 /// Writes are allowed only at snapshot isolation.
-fn check_isolation(can_write: bool) -> Result<()> {
-    if can_write {
-        Ok(())
-    } else {
-        Err(Error::unsupported(
-            "write operations are not supported in read-committed or read-uncommitted transactions.",
-        ))
-    }
+fn refused_at_isolation() -> Error {
+    Error::unsupported("write operations are not supported in read-committed or read-uncommitted transactions.")
 }
 
 /// Rejects keys the engine cannot store (the reference panics on them; we return EINVAL).

@@ -7,6 +7,8 @@ use crate::cursor::{Cursor, Exact};
 use crate::error::{Kind, Result};
 use crate::stats::counters::{ConnStat, DsrcStat};
 use crate::pack::Format;
+use crate::store::ReadView;
+use crate::txn::Txn;
 
 use super::cache::{CursorCache, Sweep, SweepReport};
 use super::Session;
@@ -109,6 +111,12 @@ impl CursorSet {
             _ => {}
         }
         out
+    }
+
+    /// Number of positioned cursors.
+    #[inline]
+    pub fn positioned(&self) -> usize {
+        self.positioned
     }
 
     /// Ids of the open (not cached) cursors.
@@ -300,28 +308,41 @@ impl Session {
         self.cursors.get(id).table_use().stats.add(what.table_calls, 1);
     }
 
-    /// A read-type cursor call: on failure the cursor keeps only what the application set.
-    #[inline(always)]
-    fn read<T>(&mut self, id: CursorId, what: &Counted, op: impl FnOnce(&mut Cursor, u64) -> Result<T>) -> Result<T> {
+    /// A read-type cursor call, in the session's read view (`op` also gets the transaction
+    /// state, for searches that may refresh it): on failure the cursor keeps only what the
+    /// application set.
+    pub(super) fn read<T>(
+        &mut self,
+        id: CursorId,
+        op: impl FnOnce(&mut Cursor, u64, ReadView, &mut Txn) -> Result<T>,
+    ) -> Result<T> {
         let epoch = self.copy_epoch;
+        let view = self.txn.read_view();
+        let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
-            let out = op(c, epoch);
+            let out = op(c, epoch, view, txn);
             if out.is_err() {
                 c.fail(epoch);
             }
             out
         });
-        self.count(id, what, &out);
+        if let Err(e) = &out {
+            self.read_failed(e.kind());
+        }
         out
     }
 
-    /// A write-type cursor call (auto-commit until transactions exist). Success makes the
-    /// session's engine-returned values copies. A write that reached the data and failed
-    /// (`WT_NOTFOUND`, `WT_DUPLICATE_KEY`, `WT_ROLLBACK`) runs the reference's reset walk; a
-    /// call refused before that (missing key or value, a read-only cursor, an isolation that
-    /// cannot write) only fails its own cursor.
-    fn write(&mut self, id: CursorId, what: &CountedWrite, op: impl FnOnce(&mut Cursor, u64, bool) -> Result<()>) -> Result<()> {
-        // Sizes as stored, counted whether or not the write succeeds (statistics.md §5).
+    /// A write-type cursor call, in the session's transaction or auto-committed (rules after
+    /// it: `Session::write_done`). A call refused before it reached the data (missing key or
+    /// value, a read-only cursor, an isolation that cannot write) only fails its own cursor.
+    /// Counted with the key and value sizes as stored, whether or not it succeeds
+    /// (statistics.md §5).
+    fn write(
+        &mut self,
+        id: CursorId,
+        what: &CountedWrite,
+        op: impl FnOnce(&mut Cursor, u64, &mut Txn) -> Result<()>,
+    ) -> Result<()> {
         let bytes = {
             let c = self.cursors.get(id);
             let key = c.key_bytes().map_or(0, <[u8]>::len);
@@ -329,9 +350,9 @@ impl Session {
             (key + value) as i64
         };
         let epoch = self.copy_epoch;
-        let can_write = self.isolation == super::Isolation::Snapshot;
+        let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
-            let out = op(c, epoch, can_write);
+            let out = op(c, epoch, txn);
             if let Err(e) = &out {
                 if !reached_data(e.kind()) {
                     c.fail(epoch);
@@ -345,32 +366,37 @@ impl Session {
         let table_stats = &self.cursors.get(id).table_use().stats;
         table_stats.add(counted.table_calls, 1);
         table_stats.add(what.table_bytes, bytes);
-        match &out {
-            Ok(()) => self.copy_epoch += 1,
-            Err(e) if reached_data(e.kind()) => self.cursors.reset_walk(),
-            Err(_) => {}
-        }
+        let reached = out.as_ref().err().is_some_and(|e| reached_data(e.kind()));
+        self.write_done(&out, reached);
         out
     }
 
     /// `WT_CURSOR::search`.
     pub fn search(&mut self, id: CursorId) -> Result<()> {
-        self.read(id, &SEARCH, Cursor::search)
+        let out = self.search_in_snapshot(id);
+        self.count(id, &SEARCH, &out);
+        out
     }
 
     /// `WT_CURSOR::search_near`.
     pub fn search_near(&mut self, id: CursorId) -> Result<Exact> {
-        self.read(id, &SEARCH_NEAR, Cursor::search_near)
+        let out = self.read_or_refresh(id, Cursor::search_near);
+        self.count(id, &SEARCH_NEAR, &out);
+        out
     }
 
     /// `WT_CURSOR::next`.
     pub fn next(&mut self, id: CursorId) -> Result<()> {
-        self.read(id, &NEXT, Cursor::next)
+        let out = self.read(id, |c, epoch, view, _| c.next(epoch, view));
+        self.count(id, &NEXT, &out);
+        out
     }
 
     /// `WT_CURSOR::prev`.
     pub fn prev(&mut self, id: CursorId) -> Result<()> {
-        self.read(id, &PREV, Cursor::prev)
+        let out = self.read(id, |c, epoch, view, _| c.prev(epoch, view));
+        self.count(id, &PREV, &out);
+        out
     }
 
     /// `WT_CURSOR::insert`.
@@ -388,11 +414,13 @@ impl Session {
         self.write(id, &REMOVE, Cursor::remove)
     }
 
-    /// Resets a cursor, counting the reset (explicit or implied by another call).
+    /// Resets a cursor, counting the reset (explicit or implied by another call); the read
+    /// snapshot ends when no cursor stays positioned.
     fn reset_counted(&mut self, id: CursorId) {
         self.cursors.with(id, Cursor::reset);
         self.stats().add(ConnStat::Resets, 1);
         self.cursors.get(id).table_use().stats.add(DsrcStat::Resets, 1);
+        self.idle_check();
     }
 
     /// `WT_CURSOR::reset`.
@@ -435,7 +463,7 @@ impl Session {
     /// `WT_CURSOR::close`: parks the cursor in the session's cache when the session caches
     /// cursors and the cursor is of a cacheable kind, else closes it for good.
     pub fn close_cursor(&mut self, id: CursorId) -> Result<Closed> {
-        match self.cursors.park(id, self.cache_cursors)? {
+        let closed = match self.cursors.park(id, self.cache_cursors)? {
             Some(sweep_due) => {
                 // Parking resets the cursor; the reset counts as a cache-close
                 // (see `stats::counters`).
@@ -443,13 +471,16 @@ impl Session {
                 if sweep_due {
                     self.sweep_cache(Sweep::Small);
                 }
-                Ok(Closed::Cached)
+                Closed::Cached
             }
             None => {
                 self.close_for_good(id);
-                Ok(Closed::Freed)
+                Closed::Freed
             }
-        }
+        };
+        // With no cursor positioned, the auto-commit read snapshot ends.
+        self.idle_check();
+        Ok(closed)
     }
 
     /// Closes an open cursor for good.
@@ -458,6 +489,7 @@ impl Session {
         self.stats().add(ConnStat::OpenAdjust, -1);
         cursor.table_use().stats.add(DsrcStat::OpenAdjust, -1);
         cursor.table().release(cursor.table_use());
+        self.idle_check();
     }
 
     /// Takes a parked cursor opened with `uri` back out of the cache, if the session caches

@@ -1,11 +1,12 @@
-//! A session: its settings, its table handles and its cursors. A session is used by one thread
-//! at a time, so nothing here is shared or locked; what other threads may read (statistics,
-//! later) lives in the connection's session slots.
+//! A session: its settings, its table handles, its cursors and its transaction state. A session
+//! is used by one thread at a time, so nothing here is shared or locked; what other threads read
+//! (the published snapshot) lives in the connection (`crate::txn::pins`).
 
 mod cache;
 mod cursors;
 mod schema_ops;
 mod statistics;
+mod txn;
 mod uri;
 
 pub use cursors::{Closed, CursorId};
@@ -21,34 +22,17 @@ use crate::conn::Connection;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::schema::{Table, TableUse};
-use crate::stats::counters::{ConnStat, DsrcStat, SlotRef, SlotStats};
+use crate::stats::counters::{ConnStat, SlotRef, SlotStats};
+use crate::txn::Txn;
 
-/// Transaction isolation levels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Isolation {
-    /// Sees other transactions' uncommitted writes.
-    ReadUncommitted,
-    /// Each read sees the latest committed data.
-    ReadCommitted,
-    /// Sees a snapshot taken when the transaction began.
-    Snapshot,
-}
-
-impl Isolation {
-    fn parse(text: &str) -> Isolation {
-        match text {
-            "read-uncommitted" => Isolation::ReadUncommitted,
-            "read-committed" => Isolation::ReadCommitted,
-            _ => Isolation::Snapshot,
-        }
-    }
-}
+pub use crate::txn::{Isolation, TxnStats};
 
 /// One session's state.
 pub struct Session {
     slot: usize,
     cache_cursors: bool,
-    isolation: Isolation,
+    /// Isolation, the running transaction, the read snapshot, writes, counters.
+    txn: Txn,
     /// Tables this session has used, with its use record of each: after the first open of a
     /// table, opening cursors on it touches no shared structure.
     tables: HashMap<Box<str>, (Arc<Table>, Arc<TableUse>)>,
@@ -70,7 +54,12 @@ impl Session {
         Ok(Session {
             slot,
             cache_cursors,
-            isolation: Isolation::parse(cfg.str("isolation")),
+            txn: Txn::new(
+                Arc::clone(conn.txn()),
+                slot,
+                Isolation::parse(cfg.str("isolation")),
+                Arc::clone(conn.slot_stats()),
+            ),
             tables: HashMap::new(),
             cursors: cursors::CursorSet::default(),
             copy_epoch: 1,
@@ -98,13 +87,14 @@ impl Session {
 
     /// The session's default isolation.
     pub fn isolation(&self) -> Isolation {
-        self.isolation
+        self.txn.isolation()
     }
 
     /// `WT_SESSION::reconfigure`: changes only the keys given and resets every cursor. Turning
-    /// `cache_cursors` off empties the cursor cache.
+    /// `cache_cursors` off empties the cursor cache. Not inside a transaction.
     pub fn reconfigure(&mut self, config: Option<&str>) -> Result<()> {
-        let cfg = config::validate(Method::OpenSession, config, None)?;
+        let cfg = self.in_txn(config::validate(Method::OpenSession, config, None).map_err(Error::from))?;
+        self.not_in_transaction()?;
         if cfg.is_set("cache_cursors") {
             self.cache_cursors = cfg.bool("cache_cursors");
             if !self.cache_cursors {
@@ -112,27 +102,19 @@ impl Session {
             }
         }
         if cfg.is_set("isolation") {
-            self.isolation = Isolation::parse(cfg.str("isolation"));
+            self.txn.set_isolation(Isolation::parse(cfg.str("isolation")));
         }
-        self.reset_cursors();
+        self.reset_all_cursors();
         Ok(())
     }
 
-    /// `WT_SESSION::reset`: resets every cursor and sweeps the cursor cache.
+    /// `WT_SESSION::reset`: resets every cursor and sweeps the cursor cache. Not inside a
+    /// transaction.
     pub fn reset(&mut self) -> Result<()> {
-        self.reset_cursors();
+        self.not_in_transaction()?;
+        self.reset_all_cursors();
         self.sweep_cache(cache::Sweep::Big);
         Ok(())
-    }
-
-    /// Resets every open cursor, counting a reset for each that was positioned.
-    fn reset_cursors(&mut self) {
-        let mut reset = 0;
-        self.cursors.reset_all(|c| {
-            reset += 1;
-            c.table_use().stats.add(DsrcStat::Resets, 1);
-        });
-        self.stats().add(ConnStat::Resets, reset);
     }
 
     /// Closes the session's cursors (for good) and empties its cache; returns every cursor id
@@ -149,27 +131,11 @@ impl Session {
         freed
     }
 
-    /// `WT_SESSION::begin_transaction` (transactions arrive with their own issue).
-    pub fn begin_transaction(&mut self, config: Option<&str>) -> Result<()> {
-        config::validate(Method::BeginTransaction, config, None)?;
-        Err(Error::unsupported("transactions are not supported yet"))
-    }
-
-    /// `WT_SESSION::commit_transaction`: no transaction can be running yet.
-    pub fn commit_transaction(&mut self, config: Option<&str>) -> Result<()> {
-        config::validate(Method::CommitTransaction, config, None)?;
-        Err(Error::invalid("only permitted in a running transaction"))
-    }
-
-    /// `WT_SESSION::rollback_transaction`: no transaction can be running yet.
-    pub fn rollback_transaction(&mut self, config: Option<&str>) -> Result<()> {
-        config::validate(Method::RollbackTransaction, config, None)?;
-        Err(Error::invalid("only permitted in a running transaction"))
-    }
 
     /// `WT_SESSION::checkpoint`.
     pub fn checkpoint(&mut self, conn: &Connection, config: Option<&str>) -> Result<()> {
-        config::validate(Method::Checkpoint, config, None)?;
+        self.in_txn(config::validate(Method::Checkpoint, config, None).map_err(Error::from))?;
+        self.not_in_transaction()?;
         if conn.settings().in_memory {
             return Err(Error::unsupported("not supported for in-memory configurations"));
         }
@@ -202,9 +168,11 @@ impl Session {
 }
 
 impl Drop for Session {
-    /// The session's cursors are closed by now; its use records leave their tables (their
-    /// statistics stay with the tables) and its slot stops counting it as open.
+    /// Closes what is still open (the C layer has closed everything already; a Rust user may
+    /// just drop the session), then its use records leave their tables (their statistics stay
+    /// with the tables) and its slot stops counting it as open.
     fn drop(&mut self) {
+        self.close();
         for (table, table_use) in self.tables.values() {
             table.unregister_use(table_use);
         }

@@ -72,6 +72,8 @@ stat_enum! {
         OpenAdjust = 0;
         /// Cached cursors freed without being reused (feeds "cached cursor count").
         CachedAdjust = 0;
+        /// autocommit: retries for update operations
+        AutocommitUpdateRetries = 1011;
         /// cursor: cursor close calls that result in cache
         CacheCloses = 1372;
         /// cursor: cursor create calls
@@ -132,6 +134,14 @@ stat_enum! {
         DropFailed = 1622;
         /// session: table drop successful calls
         DropOk = 1623;
+        /// transaction: transaction begins
+        TxnBegins = 1698;
+        /// transaction: transactions committed
+        TxnCommits = 1709;
+        /// transaction: transactions rolled back
+        TxnRollbacks = 1710;
+        /// transaction: update conflicts
+        TxnConflicts = 1711;
     }
 }
 
@@ -352,12 +362,18 @@ impl SlotStats {
 }
 
 /// A reader's running sums over [`SlotStats`]: per slot, the counters it read last.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Summer {
     seen: Vec<[i64; CONN_STATS]>,
     /// The slots re-read last time (read once more this time).
     recheck: Vec<usize>,
     totals: [i64; CONN_STATS],
+}
+
+impl Default for Summer {
+    fn default() -> Self {
+        Summer { seen: Vec::new(), recheck: Vec::new(), totals: [0; CONN_STATS] }
+    }
 }
 
 impl Summer {

@@ -31,13 +31,16 @@
 
 use std::fmt;
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
-use std::sync::atomic::Ordering::{AcqRel, Acquire};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
 
 use scc::tree_index::Proximity;
 use scc::{Guard, HashIndex, Shared, Tag, TreeIndex};
+use sdd::Ptr;
 
 use super::key::{Key, KeyHashBuilder, Probe, ShortKey};
-use super::version::{Data, Slot, Version, RETIRED};
+use super::version::{
+    Data, ReadView, Slot, Version, RETIRED, TS_ABORTED, TS_LATEST, TXN_COMMITTED,
+};
 
 /// Direction of [`Index::seek`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,8 +79,8 @@ impl std::error::Error for Exists {}
 impl std::error::Error for Missing {}
 
 /// What a write requires of the current state of its key.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
     /// Anything.
     Upsert,
     /// No live value.
@@ -88,10 +91,44 @@ enum Mode {
     Remove,
 }
 
-/// Why a conditional write did not happen.
-enum Refused {
+/// Why a write did not happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// `InsertNew` found a live value.
     Exists,
+    /// `UpdateExisting` or `Remove` found no live value.
     Missing,
+    /// The head is another transaction's uncommitted version, or was committed after the
+    /// writer's snapshot (a write-write conflict).
+    Conflict,
+}
+
+/// Who writes, and against which snapshot the conflict check runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteCtx {
+    /// The writing transaction ([`TXN_COMMITTED`]: outside any transaction, no history kept).
+    pub txn: u64,
+    /// The writer's read timestamp: a head committed after it is a conflict ([`TS_LATEST`]
+    /// for writers that take "now" as their snapshot: only uncommitted heads conflict).
+    pub snapshot: u64,
+}
+
+impl WriteCtx {
+    /// A write outside any transaction: committed at once, visible to all, keeping no history
+    /// (the store's own API: tests and benchmarks).
+    ///
+    /// cbindgen:ignore
+    pub const IMMEDIATE: WriteCtx = WriteCtx { txn: TXN_COMMITTED, snapshot: TS_LATEST };
+}
+
+/// Where a successful write landed, valid for the caller's guard.
+pub struct Written<'g> {
+    /// The key's slot.
+    pub slot: Ptr<'g, Slot>,
+    /// The version installed (uncommitted unless written with [`WriteCtx::IMMEDIATE`]).
+    pub version: Ptr<'g, Version>,
+    /// Whether the slot held no version before (a new key, or one emptied by a rollback).
+    pub was_empty: bool,
 }
 
 /// The in-memory ordered index of one table.
@@ -137,21 +174,39 @@ impl Index {
         }
     }
 
-    /// Latest committed value of `key`, or `None` if absent or removed.
+    /// The newest version of `key` (`None` if absent, pending or retired): the caller decides
+    /// what it sees with [`Version::value_in`].
     ///
     /// Takes no lock and writes nothing shared.
     ///
     /// Not inlined: this is the one call site of the short-key hash look-up
     /// (`HashIndex::<ShortKey, _>::peek` with a `ShortKey` probe; writers probe with a [`Probe`]
     /// instead), which lets the compiler inline that look-up here (inlined into each caller, the
-    /// look-up would have several call sites and stay out of line: ~20 more instructions).
+    /// look-up would have several call sites and stay out of line: ~20 more instructions). The
+    /// visibility check stays in the caller, which has the view at hand.
     #[inline(never)]
-    pub fn get<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g [u8]> {
+    pub fn head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
         let slot = match ShortKey::new(key) {
             Some(short) => self.short.peek(&short, guard),
             None => self.long_peek(&Probe::new(key), guard),
         }?;
-        slot.latest_value(guard)
+        slot.head.load(Acquire, guard).as_ref()
+    }
+
+    /// The value of `key` that `view` sees, or `None` if absent or removed.
+    #[inline]
+    pub fn read<'g>(&'g self, key: &[u8], view: &ReadView, guard: &'g Guard) -> Option<&'g [u8]> {
+        self.head(key, guard)?.value_in(view, guard)
+    }
+
+    /// Latest committed value of `key` ([`Index::read`] with [`ReadView::LATEST`]).
+    pub fn get<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g [u8]> {
+        self.read(key, &ReadView::LATEST, guard)
+    }
+
+    /// The slot of `key`, if the index holds one (pending, live, removed or retiring).
+    pub fn slot<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Shared<Slot>> {
+        self.find_slot(&Probe::new(key), guard)
     }
 
     /// The slot of the probed key in the hash index (short or long keys).
@@ -170,61 +225,69 @@ impl Index {
         self.long.peek(probe, guard)
     }
 
-    /// Inserts or replaces the value of `key`.
+    /// Inserts or replaces the value of `key`, outside any transaction.
     pub fn upsert(&self, key: &[u8], value: &[u8]) {
         // Upsert accepts every state.
-        let _ = self.write(key, Data::value(value), Mode::Upsert);
+        let _ = self.write_now(key, Data::value(value), Mode::Upsert);
     }
 
-    /// Inserts `key` if it has no live value.
+    /// Inserts `key` if it has no live value, outside any transaction.
     ///
     /// Of concurrent `insert_new` calls on one absent key, exactly one succeeds.
     pub fn insert_new(&self, key: &[u8], value: &[u8]) -> Result<(), Exists> {
-        self.write(key, Data::value(value), Mode::InsertNew)
+        self.write_now(key, Data::value(value), Mode::InsertNew)
             .map_err(|_| Exists)
     }
 
-    /// Replaces the value of `key` if it has a live value.
+    /// Replaces the value of `key` if it has a live value, outside any transaction.
     pub fn update_existing(&self, key: &[u8], value: &[u8]) -> Result<(), Missing> {
-        self.write(key, Data::value(value), Mode::UpdateExisting)
+        self.write_now(key, Data::value(value), Mode::UpdateExisting)
             .map_err(|_| Missing)
     }
 
-    /// Removes `key`: `Missing` if it is absent or already removed.
+    /// Removes `key` outside any transaction: `Missing` if it is absent or already removed.
     pub fn remove(&self, key: &[u8]) -> Result<(), Missing> {
-        self.write(key, Data::Tombstone, Mode::Remove)
+        self.write_now(key, Data::Tombstone, Mode::Remove)
             .map_err(|_| Missing)
     }
 
-    /// Positions on the first live entry with key `>=` / `>` (`Ge` / `Gt`), or the last live
-    /// entry with key `<=` / `<` (`Le` / `Lt`) than `key`. Returns the entry's key and value.
+    /// A [`WriteCtx::IMMEDIATE`] write under its own guard.
+    fn write_now(&self, key: &[u8], data: Data, mode: Mode) -> Result<(), Refused> {
+        let guard = Guard::new();
+        self.write(key, data, mode, WriteCtx::IMMEDIATE, &guard).map(drop)
+    }
+
+    /// Positions on the first entry live in `view` with key `>=` / `>` (`Ge` / `Gt`), or the
+    /// last one with key `<=` / `<` (`Le` / `Lt`) than `key`. Returns the entry's key and the
+    /// value `view` sees. Entries `view` cannot see (or sees removed) are skipped.
     pub fn seek<'g>(
         &'g self,
         key: &[u8],
         dir: Seek,
+        view: ReadView,
         guard: &'g Guard,
     ) -> Option<(&'g [u8], &'g [u8])> {
         let probe = Probe::new(key);
         // `locate` finds the key or its neighbours with one forward-positioned descent (a
         // backward `range` costs twice as much). The neighbour it reports is the answer unless
-        // it is not live (pending, tombstone or retired: rare, transient in phase 1), in which
-        // case a bounded range scan takes over.
+        // it is not live in `view` (pending, removed, retired or too new), in which case a
+        // bounded range scan takes over.
         let candidate = match self.tree.locate(&probe, guard) {
             Proximity::Exact(mut iter) => {
                 let exact = iter.get();
                 return match dir {
                     Seek::Ge => exact
-                        .and_then(|e| live_entry(e, guard))
-                        .or_else(|| first_live(iter, guard)),
-                    Seek::Gt => first_live(iter, guard),
+                        .and_then(|e| live_entry(e, view, guard))
+                        .or_else(|| first_live(iter, view, guard)),
+                    Seek::Gt => first_live(iter, view, guard),
                     Seek::Le | Seek::Lt => {
                         if dir == Seek::Le {
-                            if let Some(e) = exact.and_then(|e| live_entry(e, guard)) {
+                            if let Some(e) = exact.and_then(|e| live_entry(e, view, guard)) {
                                 return Some(e);
                             }
                         }
                         iter.flip();
-                        first_live(iter.rev(), guard)
+                        first_live(iter.rev(), view, guard)
                     }
                 };
             }
@@ -243,8 +306,8 @@ impl Index {
             Proximity::Empty => return None,
         };
         candidate
-            .and_then(|e| live_entry(e, guard))
-            .or_else(|| self.seek_by_range(&probe, dir, guard))
+            .and_then(|e| live_entry(e, view, guard))
+            .or_else(|| self.seek_by_range(&probe, dir, view, guard))
     }
 
     /// [`Index::seek`] by a range scan from the probe.
@@ -252,6 +315,7 @@ impl Index {
         &'g self,
         probe: &Probe<'_>,
         dir: Seek,
+        view: ReadView,
         guard: &'g Guard,
     ) -> Option<(&'g [u8], &'g [u8])> {
         let (lo, hi): (Bound<&Probe<'_>>, Bound<&Probe<'_>>) = match dir {
@@ -262,8 +326,8 @@ impl Index {
         };
         let range = self.tree.range::<Probe<'_>, _>((lo, hi), guard);
         match dir {
-            Seek::Ge | Seek::Gt => first_live(range, guard),
-            Seek::Le | Seek::Lt => first_live(range.rev(), guard),
+            Seek::Ge | Seek::Gt => first_live(range, view, guard),
+            Seek::Le | Seek::Lt => first_live(range.rev(), view, guard),
         }
     }
 
@@ -273,28 +337,55 @@ impl Index {
         &'g self,
         key: &[u8],
         dir: Seek,
+        view: ReadView,
         guard: &'g Guard,
     ) -> Option<(&'g [u8], &'g [u8])> {
-        self.seek_by_range(&Probe::new(key), dir, guard)
+        self.seek_by_range(&Probe::new(key), dir, view, guard)
     }
 
-    /// The first live entry.
-    pub fn first<'g>(&'g self, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
-        first_live(self.tree.iter(guard), guard)
+    /// The first entry live in `view`.
+    pub fn first<'g>(&'g self, view: ReadView, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
+        first_live(self.tree.iter(guard), view, guard)
     }
 
-    /// The last live entry.
-    pub fn last<'g>(&'g self, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
-        first_live(self.tree.iter(guard).rev(), guard)
+    /// The last entry live in `view`.
+    pub fn last<'g>(&'g self, view: ReadView, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
+        first_live(self.tree.iter(guard).rev(), view, guard)
     }
 
-    /// Number of live entries, counted by a scan (O(n); no counter is kept on a hot path).
+    /// Number of live committed entries, counted by a scan (O(n); no counter is kept on a hot
+    /// path).
     pub fn len_hint(&self) -> usize {
         let guard = Guard::new();
         self.tree
             .iter(&guard)
             .filter(|(_, slot)| slot.latest_value(&guard).is_some())
             .count()
+    }
+
+    /// Slots in the tree, versions in their chains and the versions' bytes (inline part plus
+    /// heap values): the memory history takes, by a scan (diagnostics, tests, benchmarks).
+    pub fn version_stats(&self) -> VersionStats {
+        let guard = Guard::new();
+        let mut stats = VersionStats::default();
+        for (_, slot) in self.tree.iter(&guard) {
+            let (n, bytes) = slot.chain_stats(&guard);
+            stats.slots += 1;
+            stats.versions += n;
+            stats.bytes += bytes;
+        }
+        stats
+    }
+
+    /// Prunes every chain of the index to what a reader at `oldest` can still need (and retires
+    /// removed keys that every reader sees removed). A full scan: for tests and for a caller
+    /// that wants memory back at once.
+    pub fn prune_all(&self, oldest: u64) {
+        let guard = Guard::new();
+        for (key, slot) in self.tree.iter(&guard) {
+            slot.prune(oldest, &guard);
+            self.retire_if_removed(key.as_bytes(), slot, oldest, &guard);
+        }
     }
 
     /// Entries in the tree, checked equal to the entries in the hash index (call only while no
@@ -321,10 +412,23 @@ impl Index {
     }
 
     /// The one write path: installs `data` as the newest version of `key` if the key's current
-    /// state allows `mode`.
-    fn write(&self, key: &[u8], data: Data, mode: Mode) -> Result<(), Refused> {
+    /// state allows `mode` and `ctx` does not conflict with it.
+    ///
+    /// The head decides, in this order: another transaction's uncommitted version, or one
+    /// committed after `ctx.snapshot`, is a [`Refused::Conflict`] (whatever `mode` wants, as the
+    /// reference answers `WT_ROLLBACK` before any existence check); then `mode` is checked
+    /// against the head's value. A transactional write links the old head behind the new
+    /// version (history for older snapshots); an [`WriteCtx::IMMEDIATE`] write replaces it.
+    pub fn write<'g>(
+        &'g self,
+        key: &[u8],
+        data: Data,
+        mode: Mode,
+        ctx: WriteCtx,
+        guard: &'g Guard,
+    ) -> Result<Written<'g>, Refused> {
         let probe = Probe::new(key);
-        let guard = Guard::new();
+        let immediate = ctx.txn == TXN_COMMITTED;
         // The version to install: allocated when first needed, then carried across retries.
         let mut data = Some(data);
         let mut new: Option<Shared<Version>> = None;
@@ -333,7 +437,7 @@ impl Index {
         'retry: loop {
             // Holds the slot this pass inserted into the tree (a fresh, unshared object).
             let inserted: Shared<Slot>;
-            let slot = match self.find_slot(&probe, &guard) {
+            let slot = match self.find_slot(&probe, guard) {
                 Some(slot) => slot,
                 None => {
                     if matches!(mode, Mode::UpdateExisting | Mode::Remove) {
@@ -351,13 +455,25 @@ impl Index {
                     &inserted
                 }
             };
-            let mut cur = slot.head.load(Acquire, &guard);
+            let mut cur = slot.head.load(Acquire, guard);
             let mut published = false;
             loop {
                 if cur.tag() == RETIRED {
                     // Being unlinked: help finish, then go through the indexes again.
                     self.unlink(&probe, slot);
                     continue 'retry;
+                }
+                if let Some(head) = cur.as_ref() {
+                    let ts = head.commit_ts.load(Acquire);
+                    if ts == TS_ABORTED {
+                        // Being unlinked by its writer's rollback: look again.
+                        cur = slot.head.load(Acquire, guard);
+                        continue;
+                    }
+                    let own = !immediate && head.txn_id.load(Relaxed) == ctx.txn;
+                    if !own && ts > ctx.snapshot {
+                        return Err(Refused::Conflict);
+                    }
                 }
                 let live = cur.as_ref().is_some_and(|v| !v.data.is_tombstone());
                 match mode {
@@ -367,31 +483,48 @@ impl Index {
                 }
                 if cur.is_null() && !published {
                     // Pending: it must be in both indexes before it gets a version.
-                    if !self.publish(&probe, slot, &mut owned_key, &guard) {
+                    if !self.publish(&probe, slot, &mut owned_key, guard) {
                         continue 'retry;
                     }
                     published = true;
                 }
-                // Phase 1: the new version has no history (`next` stays null); the
-                // transactions issue links `cur` behind it here.
-                let version = new.take().unwrap_or_else(|| {
-                    Shared::new(Version::committed(data.take().expect("data until built")))
-                });
+                let version = match new.take() {
+                    Some(version) => version,
+                    None => {
+                        let data = data.take().expect("data until built");
+                        Shared::new(if immediate {
+                            Version::committed(data)
+                        } else {
+                            Version::pending(data, ctx.txn, None)
+                        })
+                    }
+                };
+                if !immediate {
+                    // History: the old head goes behind the new version before it is visible.
+                    // (A failed `get_shared` means the head was just replaced: the CAS fails.)
+                    let below = cur.get_shared();
+                    drop(version.next.swap((below, Tag::None), Relaxed));
+                }
                 match slot.head.compare_exchange(
                     cur,
                     (Some(version), Tag::None),
                     AcqRel,
                     Acquire,
-                    &guard,
+                    guard,
                 ) {
-                    Ok((replaced, _)) => {
-                        // Released through the epoch scheme: freed once no guard that could have
-                        // loaded it is alive.
+                    Ok((replaced, installed)) => {
+                        let was_empty = replaced.is_none();
+                        // Released through the epoch scheme once unreferenced (transactional
+                        // writes keep it alive through the new version's `next`).
                         drop(replaced);
-                        if mode == Mode::Remove {
-                            self.reclaim(&probe, slot, &guard);
+                        if immediate && mode == Mode::Remove {
+                            self.reclaim(&probe, slot, guard);
                         }
-                        return Ok(());
+                        return Ok(Written {
+                            slot: slot.get_guarded_ptr(guard),
+                            version: installed,
+                            was_empty,
+                        });
                     }
                     Err((returned, actual)) => {
                         new = returned;
@@ -400,6 +533,31 @@ impl Index {
                 }
             }
         }
+    }
+
+    /// Retires the slot of a removed key once every reader sees it removed: its head is a
+    /// tombstone committed at or before `oldest` (the oldest running snapshot). Returns whether
+    /// the slot left the indexes.
+    pub fn retire_if_removed(&self, key: &[u8], slot: &Slot, oldest: u64, guard: &Guard) -> bool {
+        let head = slot.head.load(Acquire, guard);
+        let removed = head.as_ref().is_some_and(|v| {
+            v.data.is_tombstone() && v.commit_ts.load(Acquire) <= oldest
+        });
+        // An empty head (rolled-back insert) holds nothing either.
+        let empty = head.is_null() && head.tag() != RETIRED;
+        if !(removed || empty) {
+            return false;
+        }
+        if slot
+            .head
+            .compare_exchange(head, (None, RETIRED), AcqRel, Acquire, guard)
+            .is_err()
+        {
+            return false;
+        }
+        let probe = Probe::new(key);
+        self.unlink_ptr(&probe, slot as *const Slot);
+        true
     }
 
     /// Makes sure the pending `slot` (already in the tree) is the hash index's entry for the key.
@@ -438,13 +596,11 @@ impl Index {
         }
     }
 
-    /// Called right after a removal installed a tombstone in `slot`: the one place that decides
-    /// when a removed key leaves the indexes.
-    ///
-    /// Phase 1 policy: no snapshot can still need a tombstone, so if the head is (still) a
-    /// tombstone the slot is retired (CAS from that tombstone to a null head tagged [`RETIRED`];
-    /// it fails if a write came first, and then the slot simply stays) and unlinked at once. The
-    /// transactions issue changes this to "retire once the tombstone is visible to all".
+    /// Called right after an [`WriteCtx::IMMEDIATE`] removal installed a tombstone in `slot`:
+    /// such a tombstone is visible to all at once, so if the head is (still) a tombstone the
+    /// slot is retired (CAS from that tombstone to a null head tagged [`RETIRED`]; it fails if a
+    /// write came first, and then the slot simply stays) and unlinked at once. Transactional
+    /// removals leave through [`Index::retire_if_removed`] once every snapshot sees them.
     #[inline]
     fn reclaim(&self, probe: &Probe<'_>, slot: &Shared<Slot>, guard: &Guard) {
         let head = slot.head.load(Acquire, guard);
@@ -463,7 +619,11 @@ impl Index {
     /// Removes the retired `slot` from both indexes, where they still map the key to it (hash
     /// index first: a slot is in the hash index only while it is in the tree).
     fn unlink(&self, probe: &Probe<'_>, slot: &Shared<Slot>) {
-        let target = slot.as_ptr();
+        self.unlink_ptr(probe, slot.as_ptr());
+    }
+
+    /// [`Index::unlink`] of the slot at `target`.
+    fn unlink_ptr(&self, probe: &Probe<'_>, target: *const Slot) {
         let is_target = |v: &Shared<Slot>| std::ptr::eq(v.as_ptr(), target);
         match probe.short() {
             Some(short) => self.short.remove_if_sync(&short, is_target),
@@ -474,25 +634,38 @@ impl Index {
     }
 }
 
-/// `entry` as key and value bytes, if its value is live.
+/// `entry` as key and value bytes, if its value is live in `view`.
 #[inline]
 fn live_entry<'g>(
     (key, slot): (&'g Key, &'g Shared<Slot>),
+    view: ReadView,
     guard: &'g Guard,
 ) -> Option<(&'g [u8], &'g [u8])> {
-    slot.latest_value(guard).map(|v| (key.as_bytes(), v))
+    slot.value_in(&view, guard).map(|v| (key.as_bytes(), v))
 }
 
-/// The first entry of `iter` with a live value.
+/// The first entry of `iter` with a value live in `view`.
 #[inline]
 fn first_live<'g>(
     iter: impl Iterator<Item = (&'g Key, &'g Shared<Slot>)>,
+    view: ReadView,
     guard: &'g Guard,
 ) -> Option<(&'g [u8], &'g [u8])> {
     for (key, slot) in iter {
-        if let Some(value) = slot.latest_value(guard) {
+        if let Some(value) = slot.value_in(&view, guard) {
             return Some((key.as_bytes(), value));
         }
     }
     None
+}
+
+/// What [`Index::version_stats`] counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VersionStats {
+    /// Slots in the index (live, removed or emptied keys).
+    pub slots: usize,
+    /// Versions in all chains.
+    pub versions: usize,
+    /// Bytes of those versions (the `Version` structs plus heap-held values).
+    pub bytes: usize,
 }

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use scc::Guard;
 
-use super::{Index, Seek};
+use super::{Index, ReadView, Seek};
+
+const LATEST: ReadView = ReadView::LATEST;
 
 const N: usize = 10_000;
 
@@ -57,7 +59,7 @@ fn rate(idx: &Index, keys: &[[u8; 8]], threads: usize, dur: Duration, op: Op) ->
                                 Op::GetHeldGuard => idx.get(k, held.as_ref().unwrap()).is_some(),
                                 Op::GetFreshGuard => idx.get(k, &Guard::new()).is_some(),
                                 Op::SeekGe => {
-                                    idx.seek(k, Seek::Ge, held.as_ref().unwrap()).is_some()
+                                    idx.seek(k, Seek::Ge, LATEST, held.as_ref().unwrap()).is_some()
                                 }
                                 Op::UpsertOwnHalf => {
                                     let k = &keys[i / 2 * 2 + t % 2];

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use scc::Guard;
 
 use super::tests::Rng;
-use super::{Index, Seek};
+use super::{Index, ReadView, Seek};
+
+const LATEST: ReadView = ReadView::LATEST;
 
 /// A barrier that fails instead of hanging when another participant panicked.
 struct Barrier {
@@ -229,7 +231,7 @@ fn stress_mixed_readers_writers() {
                         }
                         // Scans agree with point reads.
                         let mut live = 0;
-                        let mut cur = idx.first(&g);
+                        let mut cur = idx.first(LATEST, &g);
                         let mut prev: Option<Vec<u8>> = None;
                         while let Some((k, v)) = cur {
                             assert!(prev.as_deref() < Some(k));
@@ -237,7 +239,7 @@ fn stress_mixed_readers_writers() {
                             decode(k, v);
                             live += 1;
                             prev = Some(k.to_vec());
-                            cur = idx.seek(k, Seek::Gt, &g);
+                            cur = idx.seek(k, Seek::Gt, LATEST, &g);
                         }
                         assert_eq!(idx.len_hint(), live);
                         round += 1;
@@ -280,7 +282,7 @@ fn stress_mixed_readers_writers() {
                     }
                     let dir = [Seek::Ge, Seek::Gt, Seek::Le, Seek::Lt][rng.below(4) as usize];
                     let mut prev = probe.clone();
-                    let mut cur = idx.seek(&probe, dir, &g);
+                    let mut cur = idx.seek(&probe, dir, LATEST, &g);
                     let mut steps = 0;
                     while let Some((k, v)) = cur {
                         decode(k, v);
@@ -300,13 +302,13 @@ fn stress_mixed_readers_writers() {
                             Seek::Ge | Seek::Gt => Seek::Gt,
                             Seek::Le | Seek::Lt => Seek::Lt,
                         };
-                        cur = idx.seek(k, next_dir, &g);
+                        cur = idx.seek(k, next_dir, LATEST, &g);
                     }
                     if n % 64 == 0 {
-                        if let Some((k, v)) = idx.first(&g) {
+                        if let Some((k, v)) = idx.first(LATEST, &g) {
                             decode(k, v);
                         }
-                        if let Some((k, v)) = idx.last(&g) {
+                        if let Some((k, v)) = idx.last(LATEST, &g) {
                             decode(k, v);
                         }
                     }
@@ -383,7 +385,7 @@ fn stress_insert_new_and_remove_races() {
                             assert_eq!(idx.get(key, &g), None);
                         }
                         assert_eq!(idx.len_hint(), 0);
-                        assert_eq!(idx.first(&g), None);
+                        assert_eq!(idx.first(LATEST, &g), None);
                         assert_eq!(idx.tree_entries(), 0);
                     }
                     barrier.wait();

@@ -10,6 +10,8 @@ use scc::{Comparable, Equivalent, Guard};
 use super::key::KeyHashBuilder;
 use super::*;
 
+const LATEST: ReadView = ReadView::LATEST;
+
 /// Small deterministic PRNG (xorshift64*).
 pub(super) struct Rng(u64);
 
@@ -160,7 +162,7 @@ fn short_and_long_keys_around_the_boundary() {
     assert_eq!(idx.tree_entries(), keys.len());
     for (i, k) in keys.iter().enumerate() {
         assert_eq!(idx.get(k, &g), Some(&[i as u8][..]), "{k:?}");
-        assert_eq!(idx.seek(k, Seek::Ge, &g), Some((&k[..], &[i as u8][..])));
+        assert_eq!(idx.seek(k, Seek::Ge, LATEST, &g), Some((&k[..], &[i as u8][..])));
     }
     for (i, k) in keys.iter().enumerate() {
         if i % 2 == 0 {
@@ -268,11 +270,11 @@ fn empty_index() {
     assert_eq!(idx.get(b"a", &g), None);
     assert_eq!(idx.get(b"", &g), None);
     for dir in [Seek::Ge, Seek::Gt, Seek::Le, Seek::Lt] {
-        assert_eq!(idx.seek(b"a", dir, &g), None);
-        assert_eq!(idx.seek(b"", dir, &g), None);
+        assert_eq!(idx.seek(b"a", dir, LATEST, &g), None);
+        assert_eq!(idx.seek(b"", dir, LATEST, &g), None);
     }
-    assert_eq!(idx.first(&g), None);
-    assert_eq!(idx.last(&g), None);
+    assert_eq!(idx.first(LATEST, &g), None);
+    assert_eq!(idx.last(LATEST, &g), None);
     assert_eq!(idx.len_hint(), 0);
     assert_eq!(idx.remove(b"a"), Err(Missing));
     assert_eq!(idx.update_existing(b"a", b"v"), Err(Missing));
@@ -378,11 +380,11 @@ fn long_keys_and_values() {
     other.push(0);
     assert_eq!(idx.get(&other, &g), None);
     assert_eq!(
-        idx.seek(&other, Seek::Lt, &g),
+        idx.seek(&other, Seek::Lt, LATEST, &g),
         Some((&big_key[..], &big_val[..]))
     );
     assert_eq!(
-        idx.seek(&big_key[..999], Seek::Gt, &g).map(|e| e.0),
+        idx.seek(&big_key[..999], Seek::Gt, LATEST, &g).map(|e| e.0),
         Some(&big_key[..])
     );
     idx.remove(&big_key).unwrap();
@@ -443,12 +445,12 @@ fn check_against_model(idx: &Index, model: &BTreeMap<Vec<u8>, Vec<u8>>, probes: 
         );
         for dir in [Seek::Ge, Seek::Gt, Seek::Le, Seek::Lt] {
             assert_eq!(
-                idx.seek(p, dir, &g),
+                idx.seek(p, dir, LATEST, &g),
                 model_seek(model, p, dir),
                 "seek {p:?} {dir:?}"
             );
             assert_eq!(
-                idx.seek_slow(p, dir, &g),
+                idx.seek_slow(p, dir, LATEST, &g),
                 model_seek(model, p, dir),
                 "slow {p:?} {dir:?}"
             );
@@ -462,8 +464,8 @@ fn check_against_model(idx: &Index, model: &BTreeMap<Vec<u8>, Vec<u8>>, probes: 
         .iter()
         .next_back()
         .map(|(k, v)| (k.as_slice(), v.as_slice()));
-    assert_eq!(idx.first(&g), first);
-    assert_eq!(idx.last(&g), last);
+    assert_eq!(idx.first(LATEST, &g), first);
+    assert_eq!(idx.last(LATEST, &g), last);
     assert_eq!(idx.len_hint(), model.len());
 }
 
@@ -512,22 +514,22 @@ fn seek_all_directions_present_absent_removed() {
     let g = Guard::new();
     // Explicit spot checks around the removed key 30 and the ends.
     assert_eq!(
-        idx.seek(&[30], Seek::Ge, &g),
+        idx.seek(&[30], Seek::Ge, LATEST, &g),
         Some((&[40u8][..], &[4u8][..]))
     );
     assert_eq!(
-        idx.seek(&[30], Seek::Le, &g),
+        idx.seek(&[30], Seek::Le, LATEST, &g),
         Some((&[20u8][..], &[2u8][..]))
     );
-    assert_eq!(idx.seek(&[20], Seek::Gt, &g).unwrap().0, &[40u8][..]);
-    assert_eq!(idx.seek(&[40], Seek::Lt, &g).unwrap().0, &[20u8][..]);
-    assert_eq!(idx.seek(&[], Seek::Ge, &g).unwrap().0, &[20u8][..]);
-    assert_eq!(idx.seek(&[], Seek::Lt, &g), None);
-    assert_eq!(idx.seek(&[20], Seek::Lt, &g), None);
-    assert_eq!(idx.seek(&[90], Seek::Gt, &g), None);
-    assert_eq!(idx.seek(&[255], Seek::Le, &g).unwrap().0, &[90u8][..]);
-    assert_eq!(idx.first(&g).unwrap().0, &[20u8][..]);
-    assert_eq!(idx.last(&g).unwrap().0, &[90u8][..]);
+    assert_eq!(idx.seek(&[20], Seek::Gt, LATEST, &g).unwrap().0, &[40u8][..]);
+    assert_eq!(idx.seek(&[40], Seek::Lt, LATEST, &g).unwrap().0, &[20u8][..]);
+    assert_eq!(idx.seek(&[], Seek::Ge, LATEST, &g).unwrap().0, &[20u8][..]);
+    assert_eq!(idx.seek(&[], Seek::Lt, LATEST, &g), None);
+    assert_eq!(idx.seek(&[20], Seek::Lt, LATEST, &g), None);
+    assert_eq!(idx.seek(&[90], Seek::Gt, LATEST, &g), None);
+    assert_eq!(idx.seek(&[255], Seek::Le, LATEST, &g).unwrap().0, &[90u8][..]);
+    assert_eq!(idx.first(LATEST, &g).unwrap().0, &[20u8][..]);
+    assert_eq!(idx.last(LATEST, &g).unwrap().0, &[90u8][..]);
 }
 
 #[test]
@@ -537,11 +539,11 @@ fn empty_key_sorts_first() {
     idx.upsert(b"a", b"1");
     idx.upsert(b"", b"0");
     assert_eq!(idx.get(b"", &g), Some(&b"0"[..]));
-    assert_eq!(idx.first(&g), Some((&b""[..], &b"0"[..])));
-    assert_eq!(idx.seek(b"", Seek::Gt, &g), Some((&b"a"[..], &b"1"[..])));
-    assert_eq!(idx.seek(b"a", Seek::Lt, &g), Some((&b""[..], &b"0"[..])));
+    assert_eq!(idx.first(LATEST, &g), Some((&b""[..], &b"0"[..])));
+    assert_eq!(idx.seek(b"", Seek::Gt, LATEST, &g), Some((&b"a"[..], &b"1"[..])));
+    assert_eq!(idx.seek(b"a", Seek::Lt, LATEST, &g), Some((&b""[..], &b"0"[..])));
     idx.remove(b"").unwrap();
-    assert_eq!(idx.seek(b"a", Seek::Lt, &g), None);
+    assert_eq!(idx.seek(b"a", Seek::Lt, LATEST, &g), None);
 }
 
 /// Random operations against a `BTreeMap` model, with enough keys for node splits and merges.
@@ -597,10 +599,10 @@ fn random_ops_match_model() {
     // Full forward and backward walks with seek equal the model.
     let g = Guard::new();
     let mut walked = Vec::new();
-    let mut cur = idx.first(&g);
+    let mut cur = idx.first(LATEST, &g);
     while let Some((k, v)) = cur {
         walked.push((k.to_vec(), v.to_vec()));
-        cur = idx.seek(k, Seek::Gt, &g);
+        cur = idx.seek(k, Seek::Gt, LATEST, &g);
     }
     assert_eq!(
         walked,
@@ -610,10 +612,10 @@ fn random_ops_match_model() {
             .collect::<Vec<_>>()
     );
     let mut back = Vec::new();
-    let mut cur = idx.last(&g);
+    let mut cur = idx.last(LATEST, &g);
     while let Some((k, v)) = cur {
         back.push((k.to_vec(), v.to_vec()));
-        cur = idx.seek(k, Seek::Lt, &g);
+        cur = idx.seek(k, Seek::Lt, LATEST, &g);
     }
     back.reverse();
     assert_eq!(back, walked);

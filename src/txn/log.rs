@@ -1,0 +1,180 @@
+//! A session's per-table logs of versions: the running transaction's uncommitted writes (for
+//! commit and rollback) and its committed versions that still have history behind them (for
+//! reclamation).
+//!
+//! Each table a session writes gets one log holding the session's reference to the table, taken
+//! once: a write adds entries, not reference counts on the table.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering::Acquire;
+use std::sync::Arc;
+
+use scc::{Guard, Shared};
+use sdd::Ptr;
+
+use crate::schema::Table;
+use crate::store::{Slot, Version};
+
+/// One version a session wrote.
+pub struct Entry {
+    slot: Shared<Slot>,
+    version: Shared<Version>,
+    /// The key, kept only where the slot may have to leave the index by key: for removals
+    /// (once every reader sees them) and for writes into an empty slot (if rolled back).
+    key: Option<Box<[u8]>>,
+}
+
+impl Entry {
+    /// The version just installed in `slot` (both under the writer's guard); `key` as above.
+    pub fn new(slot: Ptr<'_, Slot>, version: Ptr<'_, Version>, key: Option<&[u8]>) -> Entry {
+        // Neither can be unreferenced: the slot holds the version (no one else replaces an
+        // uncommitted head), and a slot holding a version is in the index.
+        let slot = slot.get_shared().expect("the written slot is referenced by the index");
+        let version = version.get_shared().expect("the written version is the slot's head");
+        Entry { slot, version, key: key.map(Box::from) }
+    }
+}
+
+/// Committed entries of one table, oldest first, with their commit timestamps.
+pub type Committed = VecDeque<(u64, Entry)>;
+
+/// One table's log.
+struct TableLog {
+    table: Arc<Table>,
+    /// The running transaction's versions, in write order.
+    uncommitted: Vec<Entry>,
+    /// Committed versions (with their commit timestamps, oldest first) whose slots may hold
+    /// history, or tombstones, that readers still need.
+    committed: Committed,
+}
+
+/// A session's logs.
+#[derive(Default)]
+pub struct Logs {
+    tables: Vec<TableLog>,
+    /// Entries in every `committed` queue.
+    queued: usize,
+}
+
+impl Logs {
+    /// Records an uncommitted write to `table`.
+    pub fn add(&mut self, table: &Arc<Table>, entry: Entry) {
+        let log = match self.tables.iter().position(|l| Arc::ptr_eq(&l.table, table)) {
+            Some(i) => &mut self.tables[i],
+            None => {
+                self.tables.push(TableLog {
+                    table: Arc::clone(table),
+                    uncommitted: Vec::new(),
+                    committed: VecDeque::new(),
+                });
+                self.tables.last_mut().expect("just pushed")
+            }
+        };
+        log.uncommitted.push(entry);
+    }
+
+    /// Whether the running transaction has written.
+    pub fn has_uncommitted(&self) -> bool {
+        self.tables.iter().any(|l| !l.uncommitted.is_empty())
+    }
+
+    /// Stamps every uncommitted version with `ts`: the part of a commit between taking its
+    /// timestamp and publishing it, so nothing but the stores.
+    pub fn stamp(&self, ts: u64) {
+        for log in &self.tables {
+            for entry in &log.uncommitted {
+                entry.version.stamp(ts);
+            }
+        }
+    }
+
+    /// Queues the versions stamped with `ts` for reclamation (after the commit is published).
+    pub fn committed(&mut self, ts: u64) {
+        for log in &mut self.tables {
+            for entry in log.uncommitted.drain(..) {
+                log.committed.push_back((ts, entry));
+                self.queued += 1;
+            }
+        }
+    }
+
+    /// Unlinks every uncommitted version, newest first, and retires slots the transaction
+    /// created and left empty.
+    pub fn rollback(&mut self) {
+        let guard = Guard::new();
+        for log in &mut self.tables {
+            while let Some(entry) = log.uncommitted.pop() {
+                let head = entry.slot.head.load(Acquire, &guard);
+                // No other writer stacks on an uncommitted version: the newest is the head.
+                debug_assert!(std::ptr::eq(head.as_ptr(), entry.version.as_ptr()));
+                if std::ptr::eq(head.as_ptr(), entry.version.as_ptr()) {
+                    entry.slot.unlink_pending(head, &guard);
+                }
+                if let Some(key) = &entry.key {
+                    if entry.slot.head.load(Acquire, &guard).is_null() {
+                        // A key this transaction created: its emptied slot leaves the index.
+                        log.table.index().retire_if_removed(key, &entry.slot, 0, &guard);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Committed entries waiting for reclamation.
+    pub fn queued(&self) -> usize {
+        self.queued
+    }
+
+    /// Reclaims what no reader at or after `oldest` can see: prunes the history of every queued
+    /// slot committed at or before `oldest`, and retires the slots of removals every reader sees.
+    /// Returns the number of entries still queued. O(tables) when nothing is due.
+    pub fn reclaim(&mut self, oldest: u64) -> usize {
+        let mut guard = None;
+        let mut dropped = false;
+        for log in &mut self.tables {
+            while let Some((ts, entry)) = log.committed.front() {
+                if *ts > oldest {
+                    break;
+                }
+                let guard = guard.get_or_insert_with(Guard::new);
+                entry.slot.prune(oldest, guard);
+                if let Some(key) = &entry.key {
+                    log.table.index().retire_if_removed(key, &entry.slot, oldest, guard);
+                }
+                log.committed.pop_front();
+                self.queued -= 1;
+            }
+            dropped |= log.uncommitted.is_empty() && log.table.is_dropped();
+        }
+        if dropped {
+            // Logs of dropped tables let their table go (a log stays otherwise: taking the
+            // table's reference again at the next write would touch its shared count).
+            self.tables.retain(|l| !(l.uncommitted.is_empty() && l.table.is_dropped()));
+            self.queued = self.tables.iter().map(|l| l.committed.len()).sum();
+        }
+        self.queued
+    }
+
+    /// Moves every committed entry out (a closing session hands them to the connection).
+    pub fn take_committed(&mut self) -> Vec<(Arc<Table>, Committed)> {
+        self.queued = 0;
+        self.tables
+            .drain(..)
+            .filter(|l| !l.committed.is_empty() && !l.table.is_dropped())
+            .map(|l| (l.table, l.committed))
+            .collect()
+    }
+
+    /// Takes over entries another session left behind.
+    pub fn adopt(&mut self, table: Arc<Table>, entries: Committed) {
+        self.queued += entries.len();
+        match self.tables.iter_mut().find(|l| Arc::ptr_eq(&l.table, &table)) {
+            Some(log) => {
+                // Keep each queue ordered by timestamp: merge by appending then sorting (rare).
+                log.committed.extend(entries);
+                log.committed.make_contiguous().sort_by_key(|(ts, _)| *ts);
+            }
+            None => self.tables.push(TableLog { table, uncommitted: Vec::new(), committed: entries }),
+        }
+    }
+}

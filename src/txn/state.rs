@@ -1,0 +1,493 @@
+//! One session's transaction state: the running transaction (if any), the snapshot the session
+//! reads at, its writes, its reclamation queue and its transaction counters.
+//!
+//! A session is used by one thread at a time, so all of this is plain data; what other threads
+//! need (the published snapshot) lives in the connection's [`super::pins`].
+
+use std::sync::Arc;
+
+use scc::Guard;
+
+use crate::error::{Error, Kind, Result};
+use crate::schema::Table;
+use crate::store::{Data, Mode, ReadView, Refused, WriteCtx, TS_LATEST, TS_PENDING, TXN_COMMITTED};
+use crate::stats::counters::{ConnStat, SlotStats};
+
+use super::clock::backoff;
+use super::log::{Entry, Logs};
+use super::{Isolation, TxnShared};
+
+/// `read_ts` when the session reads at no snapshot.
+const NO_SNAPSHOT: u64 = u64::MAX;
+/// Fewest queued versions that make a session recompute the reclamation horizon.
+const MIN_SCAN_AT: usize = 64;
+/// The reason a conflict gives (`WT_SESSION::get_rollback_reason`, failed commits).
+pub const CONFLICT_REASON: &str = "conflict between concurrent operations";
+
+/// A session slot's transaction counters, named after the reference's statistics
+/// (`../shared/spec/statistics.md` §5) and counted by its rules; kept in the slot's statistics
+/// block (`stats::counters`), read here for tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxnStats {
+    /// "transaction: transaction begins": `begin_transaction` calls with a valid configuration,
+    /// including those that fail because a transaction is running.
+    pub txn_begin: u64,
+    /// "transaction: transactions committed": `commit_transaction` calls with a valid
+    /// configuration, including those that fail (no transaction, failed transaction).
+    pub txn_commit: u64,
+    /// "transaction: transactions rolled back": `rollback_transaction` calls with a valid
+    /// configuration, and the rollback of a session closed inside a transaction (not the one
+    /// inside a failed commit).
+    pub txn_rollback: u64,
+    /// "transaction: update conflicts": write-write conflicts answered with `WT_ROLLBACK`.
+    pub txn_update_conflict: u64,
+    /// "autocommit: retries for update operations": auto-commit writes retried because the key
+    /// held another transaction's uncommitted version.
+    pub autocommit_update_retry: u64,
+}
+
+/// The running explicit transaction.
+#[derive(Clone, Copy, Debug)]
+struct Running {
+    isolation: Isolation,
+    /// An error other than `WT_NOTFOUND`/`WT_DUPLICATE_KEY` happened: a transaction that wrote
+    /// can only roll back.
+    doomed: bool,
+}
+
+/// One session's transaction state.
+pub struct Txn {
+    shared: Arc<TxnShared>,
+    slot: usize,
+    /// The session's isolation: of transactions begun without `isolation=`, and of auto-commit
+    /// operations.
+    isolation: Isolation,
+    running: Option<Running>,
+    /// The current view: its timestamp is the running snapshot transaction's, the auto-commit
+    /// or read-committed read snapshot while one is held, `TS_PENDING` for read-uncommitted, or
+    /// `NO_SNAPSHOT`; its id is the running transaction's once it has written, else 0.
+    view: ReadView,
+    /// Whether `read_ts` is published in the session's record.
+    pinned: bool,
+    /// Whether the running snapshot transaction owns `read_ts` (nothing else ends it).
+    txn_snapshot: bool,
+    /// Whether a read-committed transaction runs (its searches refresh before they search).
+    txn_read_committed: bool,
+    /// The search hot path's one test: a view is held and no read-committed transaction runs
+    /// (kept equal to `view.ts != NO_SNAPSHOT && !txn_read_committed`).
+    search_ready: bool,
+    logs: Logs,
+    /// The reclamation horizon last computed, and the queue length that triggers the next.
+    oldest: u64,
+    scan_at: usize,
+    /// Why the last transaction was doomed by a conflict (until the next `begin`).
+    rollback_reason: Option<&'static str>,
+    /// The connection's statistics blocks; this session records into its slot's.
+    counters: Arc<SlotStats>,
+}
+
+impl Txn {
+    /// The state of the session in `slot`.
+    pub fn new(shared: Arc<TxnShared>, slot: usize, isolation: Isolation, counters: Arc<SlotStats>) -> Txn {
+        shared.pins.attach(slot);
+        Txn {
+            shared,
+            slot,
+            isolation,
+            running: None,
+            view: ReadView::at(NO_SNAPSHOT, TXN_COMMITTED),
+            pinned: false,
+            txn_snapshot: false,
+            txn_read_committed: false,
+            search_ready: false,
+            logs: Logs::default(),
+            oldest: 0,
+            scan_at: MIN_SCAN_AT,
+            rollback_reason: None,
+            counters,
+        }
+    }
+
+    /// The session's isolation.
+    pub fn isolation(&self) -> Isolation {
+        self.isolation
+    }
+
+    /// Sets the session's isolation (`open_session`/`reconfigure`; never inside a transaction).
+    pub fn set_isolation(&mut self, isolation: Isolation) {
+        self.release_read();
+        self.isolation = isolation;
+    }
+
+    /// Whether an explicit transaction is running.
+    #[inline]
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// The isolation that applies to the next operation.
+    #[inline]
+    pub fn effective_isolation(&self) -> Isolation {
+        self.running.map_or(self.isolation, |r| r.isolation)
+    }
+
+    /// Whether a read-committed transaction runs: its searches give up the cursor's position
+    /// before they search (`Session::read_or_refresh`).
+    #[inline]
+    pub fn refreshes_before_search(&self) -> bool {
+        self.txn_read_committed
+    }
+
+    /// Whether writes are allowed (snapshot isolation only).
+    #[inline]
+    pub fn can_write(&self) -> bool {
+        self.effective_isolation() == Isolation::Snapshot
+    }
+
+    /// Counts one event of `stat` in the session slot's statistics.
+    #[inline]
+    pub fn count(&self, stat: ConnStat) {
+        self.counters.slot(self.slot).add(stat, 1);
+    }
+
+    /// The transaction counters of the session's slot.
+    pub fn stats(&self) -> TxnStats {
+        let block = self.counters.slot(self.slot);
+        let get = |stat| block.get(stat) as u64;
+        TxnStats {
+            txn_begin: get(ConnStat::TxnBegins),
+            txn_commit: get(ConnStat::TxnCommits),
+            txn_rollback: get(ConnStat::TxnRollbacks),
+            txn_update_conflict: get(ConnStat::TxnConflicts),
+            autocommit_update_retry: get(ConnStat::AutocommitUpdateRetries),
+        }
+    }
+
+    /// The reason of the last conflict, while it is relevant (`WT_SESSION::get_rollback_reason`).
+    pub fn rollback_reason(&self) -> Option<&'static str> {
+        self.rollback_reason
+    }
+
+    // ----- reads ---------------------------------------------------------------------------
+
+    /// The view of a read operation. Reuses the current snapshot when there is one (the
+    /// running snapshot transaction's, or the read snapshot the session keeps while a cursor is
+    /// positioned); otherwise takes one.
+    #[inline(always)]
+    pub fn read_view(&mut self) -> ReadView {
+        if self.view.ts == NO_SNAPSHOT {
+            self.take_snapshot();
+        }
+        self.view
+    }
+
+    /// Whether a search may use [`Txn::held_view`] as it is (else it goes through
+    /// `Session::read_or_refresh`: no view held, or a read-committed transaction). One test.
+    #[inline(always)]
+    pub fn search_ready(&self) -> bool {
+        self.search_ready
+    }
+
+    /// The view held now (valid when [`Txn::search_ready`]).
+    #[inline(always)]
+    pub fn held_view(&self) -> &ReadView {
+        &self.view
+    }
+
+    #[inline(never)]
+    fn take_snapshot(&mut self) {
+        if self.effective_isolation() == Isolation::ReadUncommitted {
+            // Sees every version that is not rolled back: nothing to pin, history is not needed.
+            self.view.ts = TS_PENDING;
+        } else {
+            self.view.ts = self.shared.pins.pin(self.slot, &self.shared.clock);
+            self.pinned = true;
+        }
+        self.search_ready = !self.txn_read_committed;
+    }
+
+    /// The view in which a write's "the key exists" is read back (the stored value of
+    /// `WT_DUPLICATE_KEY`): the transaction's own view, or the newest committed state for an
+    /// auto-commit write (which judged against that state).
+    pub fn existing_view(&mut self) -> ReadView {
+        match self.running {
+            Some(_) => self.read_view(),
+            None => ReadView::LATEST,
+        }
+    }
+
+    /// No cursor of the session is positioned any more: an auto-commit or read-committed read
+    /// snapshot ends (a snapshot transaction keeps its own).
+    #[inline]
+    pub fn cursors_idle(&mut self) {
+        if self.view.ts != NO_SNAPSHOT {
+            self.release_read();
+        }
+    }
+
+    /// A new view for a search that gives up the session's last position (see
+    /// `Session::read_or_refresh`): the read snapshot ends and a new one starts, unless a
+    /// snapshot transaction owns it or nothing was committed since (`None`: nothing would
+    /// change).
+    #[cold]
+    pub fn fresh_view(&mut self) -> Option<ReadView> {
+        if !self.pinned || self.txn_snapshot || self.shared.clock.now() == self.view.ts {
+            return None;
+        }
+        self.view.ts = self.shared.pins.pin(self.slot, &self.shared.clock);
+        Some(self.view)
+    }
+
+    /// Ends the read snapshot unless a snapshot transaction owns it.
+    fn release_read(&mut self) {
+        if !self.txn_snapshot {
+            self.drop_snapshot();
+        }
+    }
+
+    fn drop_snapshot(&mut self) {
+        if self.pinned {
+            self.shared.pins.unpin(self.slot);
+            self.pinned = false;
+        }
+        self.view.ts = NO_SNAPSHOT;
+        self.search_ready = false;
+    }
+
+    // ----- transactions --------------------------------------------------------------------
+
+    /// `begin_transaction` (after its configuration was validated and counted). Inside a
+    /// running transaction: `EINVAL`, and the running transaction is doomed.
+    pub fn begin(&mut self, isolation: Option<Isolation>) -> Result<()> {
+        if let Some(running) = &mut self.running {
+            running.doomed = true;
+            return Err(Error::invalid("not permitted in a running transaction"));
+        }
+        self.drop_snapshot();
+        let isolation = isolation.unwrap_or(self.isolation);
+        self.running = Some(Running { isolation, doomed: false });
+        self.view.txn = TXN_COMMITTED;
+        self.rollback_reason = None;
+        if isolation == Isolation::Snapshot {
+            // The snapshot is taken now: a commit after `begin` is not visible (api.md).
+            self.take_snapshot();
+            self.txn_snapshot = true;
+        }
+        self.txn_read_committed = isolation == Isolation::ReadCommitted;
+        Ok(())
+    }
+
+    /// `commit_transaction`. A doomed transaction that wrote is rolled back and the call fails
+    /// with the reference's message; the caller resets the cursors then.
+    pub fn commit(&mut self) -> Result<()> {
+        let Some(running) = self.running else {
+            return Err(Error::invalid("only permitted in a running transaction"));
+        };
+        if running.doomed && self.logs.has_uncommitted() {
+            self.abort();
+            let message = match self.rollback_reason {
+                Some(reason) => format!("failed  transaction requires rollback: {reason}"),
+                None => "failed  transaction requires rollback".to_string(),
+            };
+            return Err(Error::invalid(message));
+        }
+        if self.logs.has_uncommitted() {
+            // Between `issue` and `complete` only the stamps: every later commit waits for them.
+            let clock = &self.shared.clock;
+            let ts = clock.issue();
+            self.logs.stamp(ts);
+            clock.complete(ts);
+            self.logs.committed(ts);
+        }
+        self.end();
+        self.reclaim();
+        Ok(())
+    }
+
+    /// `rollback_transaction`.
+    pub fn rollback(&mut self) -> Result<()> {
+        if self.running.is_none() {
+            return Err(Error::invalid("only permitted in a running transaction"));
+        }
+        self.abort();
+        Ok(())
+    }
+
+    /// Rolls back a running transaction whose configuration failed to validate (an invalid
+    /// `commit_transaction` configuration rolls the transaction back).
+    pub fn abort_if_running(&mut self) {
+        if self.running.is_some() {
+            self.abort();
+        }
+    }
+
+    fn abort(&mut self) {
+        self.logs.rollback();
+        self.end();
+    }
+
+    fn end(&mut self) {
+        self.running = None;
+        self.txn_snapshot = false;
+        self.txn_read_committed = false;
+        self.view.txn = TXN_COMMITTED;
+        self.drop_snapshot();
+    }
+
+    /// An operation inside the running transaction failed with `kind`: every error other than
+    /// `WT_NOTFOUND` and `WT_DUPLICATE_KEY` dooms it (traces/README.md §5.7).
+    #[inline]
+    pub fn note_error(&mut self, kind: Kind) {
+        if let Some(running) = &mut self.running {
+            if !matches!(kind, Kind::NotFound | Kind::DuplicateKey) {
+                running.doomed = true;
+            }
+        }
+    }
+
+    /// `WT_SESSION::reset_snapshot`: a new snapshot for a snapshot transaction that has not
+    /// written; outside a transaction, the auto-commit read snapshot ends.
+    pub fn reset_snapshot(&mut self) -> Result<()> {
+        let Some(running) = self.running else {
+            self.drop_snapshot();
+            return Ok(());
+        };
+        if running.isolation != Isolation::Snapshot {
+            return Err(Error::unsupported("not supported in read-committed or read-uncommitted transactions"));
+        }
+        if self.view.txn != TXN_COMMITTED {
+            return Err(Error::unsupported("not supported in write transactions"));
+        }
+        self.drop_snapshot();
+        self.take_snapshot();
+        Ok(())
+    }
+
+    /// `WT_SESSION::transaction_pinned_range`: how many commits the session's snapshot is
+    /// behind the newest (0 without one).
+    pub fn pinned_range(&self) -> u64 {
+        if self.pinned {
+            self.shared.clock.now().saturating_sub(self.view.ts)
+        } else {
+            0
+        }
+    }
+
+    // ----- writes --------------------------------------------------------------------------
+
+    /// Writes `value` (`None`: a removal) to `key` of `table` as `mode` requires: inside the
+    /// running transaction, or as its own auto-commit transaction.
+    ///
+    /// A conflict in a transaction dooms it and is counted; an auto-commit write whose key holds
+    /// another transaction's uncommitted version waits for that transaction (as the reference
+    /// does: it retries until the other side commits or rolls back).
+    pub fn write(&mut self, table: &Arc<Table>, key: &[u8], value: Option<&[u8]>, mode: Mode) -> Result<(), Refused> {
+        let data = || value.map_or(Data::Tombstone, Data::value);
+        let guard = Guard::new();
+        if self.running.is_some() {
+            if self.view.txn == TXN_COMMITTED {
+                self.view.txn = self.shared.pins.next_txn_id(self.slot);
+            }
+            let ctx = WriteCtx { txn: self.view.txn, snapshot: self.view.ts };
+            match table.index().write(key, data(), mode, ctx, &guard) {
+                Ok(written) => {
+                    let keep_key = value.is_none() || written.was_empty;
+                    self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
+                    if let Some(slot) = written.slot.as_ref() {
+                        slot.prune(self.oldest, &guard);
+                    }
+                    Ok(())
+                }
+                Err(Refused::Conflict) => {
+                    self.count(ConnStat::TxnConflicts);
+                    self.rollback_reason = Some(CONFLICT_REASON);
+                    if let Some(running) = &mut self.running {
+                        running.doomed = true;
+                    }
+                    Err(Refused::Conflict)
+                }
+                Err(refused) => Err(refused),
+            }
+        } else {
+            let ctx = WriteCtx { txn: self.shared.pins.next_txn_id(self.slot), snapshot: TS_LATEST };
+            let mut spins = 0;
+            let written = loop {
+                match table.index().write(key, data(), mode, ctx, &guard) {
+                    Ok(written) => break written,
+                    Err(Refused::Conflict) => {
+                        self.count(ConnStat::AutocommitUpdateRetries);
+                        backoff(&mut spins);
+                    }
+                    Err(refused) => return Err(refused),
+                }
+            };
+            // Between `issue` and `complete` only the stamp: every later commit waits for it.
+            let clock = &self.shared.clock;
+            let ts = clock.issue();
+            if let Some(version) = written.version.as_ref() {
+                version.stamp(ts);
+            }
+            clock.complete(ts);
+            let keep_key = value.is_none() || written.was_empty;
+            self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
+            self.logs.committed(ts);
+            if let Some(slot) = written.slot.as_ref() {
+                slot.prune(self.oldest, &guard);
+            }
+            drop(guard);
+            // A successful auto-commit write ends the session's read snapshot (traces §5.6).
+            self.release_read();
+            self.reclaim();
+            Ok(())
+        }
+    }
+
+    // ----- reclamation ---------------------------------------------------------------------
+
+    /// Prunes what the session's queue allows. The horizon is recomputed (O(sessions)) only
+    /// when the queue has grown to twice what the last such pass left (at least
+    /// [`MIN_SCAN_AT`]); in between, entries the cached horizon already covers go.
+    fn reclaim(&mut self) {
+        if self.logs.queued() == 0 {
+            return;
+        }
+        if self.logs.queued() >= self.scan_at {
+            self.refresh_oldest();
+            let left = self.logs.reclaim(self.oldest);
+            self.scan_at = (2 * left).max(MIN_SCAN_AT);
+        } else {
+            self.logs.reclaim(self.oldest);
+        }
+    }
+
+    fn refresh_oldest(&mut self) {
+        for (table, entries) in self.shared.adopt() {
+            self.logs.adopt(table, entries);
+        }
+        self.oldest = self.shared.oldest();
+    }
+
+    /// Reclaims with a fresh horizon now (tests, and a session that closes).
+    pub fn reclaim_now(&mut self) -> usize {
+        self.refresh_oldest();
+        self.logs.reclaim(self.oldest)
+    }
+
+    /// The session closes: a running transaction rolls back (counted, as the reference counts
+    /// it), the snapshot ends, and what cannot be reclaimed yet goes to the connection.
+    fn close(&mut self) {
+        if self.running.is_some() {
+            self.count(ConnStat::TxnRollbacks);
+            self.abort();
+        }
+        self.drop_snapshot();
+        self.reclaim_now();
+        self.shared.leave(self.logs.take_committed());
+    }
+}
+
+impl Drop for Txn {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
