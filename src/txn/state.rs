@@ -421,6 +421,10 @@ impl Txn {
                     Err(refused) => return Err(refused),
                 }
             };
+            // The log entry takes its references while the version is still this writer's
+            // uncommitted head: once committed, a later writer may prune it off the chain.
+            let keep_key = value.is_none() || written.was_empty;
+            let entry = Entry::new(written.slot, written.version, keep_key.then_some(key));
             // Between `issue` and `complete` only the stamp: every later commit waits for it.
             let clock = &self.shared.clock;
             let ts = clock.issue();
@@ -428,8 +432,7 @@ impl Txn {
                 version.stamp(ts);
             }
             clock.complete(ts);
-            let keep_key = value.is_none() || written.was_empty;
-            self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
+            self.logs.add(table, entry);
             self.logs.committed(ts);
             if let Some(slot) = written.slot.as_ref() {
                 slot.prune(self.oldest, &guard);
