@@ -364,22 +364,38 @@ remove_home(void)
         nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Memory, or the program stops (align 0: plain malloc; else a multiple of align bytes). */
+static void *
+must_alloc(size_t align, size_t size)
+{
+    void *p = align != 0 ? aligned_alloc(align, size) : malloc(size);
+    if (p == NULL) {
+        fprintf(stderr, "workload: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* A thread's session and cursor on the table; returns its value buffer ('a's, NUL-ended). */
+static char *
+thread_open(WT_SESSION **s, WT_CURSOR **c)
+{
+    char *value = must_alloc(0, opt.value_sz);
+    memset(value, 'a', opt.value_sz - 1);
+    value[opt.value_sz - 1] = '\0';
+    DIE(conn->open_session(conn, NULL, NULL, s));
+    DIE((*s)->open_cursor(*s, uri, NULL, NULL, c));
+    return value;
+}
+
 static void *
 populate(void *arg)
 {
     loader *l = arg;
     WT_SESSION *s;
     WT_CURSOR *c;
-    char key[MAX_KEY], *value = malloc(opt.value_sz);
+    char key[MAX_KEY], *value = thread_open(&s, &c);
     uint64_t k;
-    if (value == NULL) {
-        fprintf(stderr, "workload: out of memory\n");
-        exit(1);
-    }
-    memset(value, 'a', opt.value_sz - 1);
-    value[opt.value_sz - 1] = '\0';
-    DIE(conn->open_session(conn, NULL, NULL, &s));
-    DIE(s->open_cursor(s, uri, NULL, NULL, &c));
     for (k = l->first; k <= l->last; k++) {
         make_key(key, k);
         c->set_key(c, key);
@@ -405,14 +421,10 @@ static void
 run_populate(void)
 {
     uint64_t n = opt.populate_threads, i, done, last = 0, total_sec = 0;
-    loader *l = aligned_alloc(64, sizeof(loader) * n);
-    pthread_t *tids = calloc(n, sizeof(*tids));
+    loader *l = must_alloc(64, sizeof(loader) * n);
+    pthread_t *tids = must_alloc(0, sizeof(*tids) * n);
     double start = now(), elapsed;
     int finished;
-    if (l == NULL || tids == NULL) {
-        fprintf(stderr, "workload: out of memory\n");
-        exit(1);
-    }
     printf("Starting %" PRIu64 " populate thread(s) for %" PRIu64 " items\n", n, opt.icount);
     for (i = 0; i < n; i++) {
         l[i].first = 1 + opt.icount * i / n;
@@ -480,18 +492,10 @@ work(void *arg)
     worker *w = arg;
     WT_SESSION *s;
     WT_CURSOR *c;
-    char key[MAX_KEY], *value = malloc(opt.value_sz);
+    char key[MAX_KEY], *value = thread_open(&s, &c);
     const char *got;
     uint64_t i, k, range = key_range(), count[OP_TYPES] = {0, 0, 0}, t0 = 0;
     int op, ret, timed;
-    if (value == NULL) {
-        fprintf(stderr, "workload: out of memory\n");
-        exit(1);
-    }
-    memset(value, 'a', opt.value_sz - 1);
-    value[opt.value_sz - 1] = '\0';
-    DIE(conn->open_session(conn, NULL, NULL, &s));
-    DIE(s->open_cursor(s, uri, NULL, NULL, &c));
     for (i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++) {
         op = w->seq[i % (uint64_t)w->nseq];
         if ((i & 1023) == 0)
@@ -623,11 +627,7 @@ make_workers(void)
     int g, i, op, j, k, w = 0;
     for (g = 0; g < opt.ngroups; g++)
         nworkers += opt.groups[g].count;
-    workers = aligned_alloc(64, sizeof(worker) * (size_t)nworkers);
-    if (workers == NULL) {
-        fprintf(stderr, "workload: out of memory\n");
-        exit(1);
-    }
+    workers = must_alloc(64, sizeof(worker) * (size_t)nworkers);
     memset(workers, 0, sizeof(worker) * (size_t)nworkers);
     for (g = 0; g < opt.ngroups; g++)
         for (i = 0; i < opt.groups[g].count; i++, w++) {
@@ -765,10 +765,7 @@ main(int argc, char **argv)
 
     printf("Starting workload threads: %d read, %d insert, %d update, for %" PRIu64 " secs\n", nthreads[OP_READ],
       nthreads[OP_INSERT], nthreads[OP_UPDATE], opt.run_time);
-    if ((tids = calloc((size_t)nworkers, sizeof(*tids))) == NULL) {
-        fprintf(stderr, "workload: out of memory\n");
-        return 1;
-    }
+    tids = must_alloc(0, sizeof(*tids) * (size_t)nworkers);
     start = now();
     for (i = 0; i < nworkers; i++)
         if (pthread_create(&tids[i], NULL, work, &workers[i]) != 0) {
