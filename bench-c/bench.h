@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,17 +110,28 @@ bench_opts_ok(const char *prog, const bench_opts *o)
         }                                                                                      \
     } while (0)
 
+/* CPU time (user + system) of the whole process so far, in seconds. */
+static inline double
+cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+      (double)ru.ru_stime.tv_usec / 1e6;
+}
+
 /*
  * Runs `threads` threads of fn, the i-th on the i-th element (of `size` bytes) of `workers`:
  * *phase is 0 for `warmup` seconds, 1 for the measured `seconds`, then 2 until all have
- * returned. Returns the measured time in seconds.
+ * returned. Returns the measured time in seconds; sets *cpu (if not NULL) to the process's CPU
+ * seconds in the measured window.
  */
 static inline double
-run_workers(void *(*fn)(void *), void *workers, size_t size, int threads, double warmup, double seconds,
-  volatile int *phase)
+run_workers_cpu(void *(*fn)(void *), void *workers, size_t size, int threads, double warmup, double seconds,
+  volatile int *phase, double *cpu)
 {
     pthread_t *tids = calloc((size_t)threads, sizeof(*tids));
-    double start, elapsed;
+    double start, elapsed, cpu0;
     int i;
     if (tids == NULL) {
         fprintf(stderr, "run_workers: out of memory\n");
@@ -131,15 +143,26 @@ run_workers(void *(*fn)(void *), void *workers, size_t size, int threads, double
             exit(1);
         }
     usleep((useconds_t)(warmup * 1e6));
+    cpu0 = cpu_seconds();
     start = now();
     *phase = 1;
     usleep((useconds_t)(seconds * 1e6));
     *phase = 2;
     elapsed = now() - start;
+    if (cpu != NULL)
+        *cpu = cpu_seconds() - cpu0;
     for (i = 0; i < threads; i++)
         pthread_join(tids[i], NULL);
     free(tids);
     return elapsed;
+}
+
+/* run_workers_cpu without the CPU time. */
+static inline double
+run_workers(void *(*fn)(void *), void *workers, size_t size, int threads, double warmup, double seconds,
+  volatile int *phase)
+{
+    return run_workers_cpu(fn, workers, size, threads, warmup, seconds, phase, NULL);
 }
 
 /* Creates `uri` as key_format=Q,value_format=Q and loads keys 0..rows-1 with value key * 3. */
