@@ -251,6 +251,18 @@ reopen_and_lock(void)
     OK(c->get_value(c, &v));
     CHECK_STR(v, "v");
     OK(conn->close(conn, NULL));
+
+    /* The journal's syncs are reported as "log: log sync operations". */
+    OK(wiredtiger_open(dir, NULL, "log=(enabled=true),statistics=(fast)", &conn));
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    OK(s->open_cursor(s, "table:r", NULL, NULL, &c));
+    c->set_key(c, "k2");
+    c->set_value(c, "v2");
+    OK(s->begin_transaction(s, NULL));
+    OK(c->insert(c));
+    OK(s->commit_transaction(s, "sync=on"));
+    CHECK(ul_stat(s, "statistics:", WT_STAT_CONN_LOG_SYNC) >= 1);
+    OK(conn->close(conn, NULL));
     remove_dir(dir);
 }
 

@@ -26,6 +26,11 @@ use crate::stats::log::{Dump, DumpSource, StatsLogConfig, StatsLogger};
 use crate::stats::Family;
 use crate::txn::TxnShared;
 
+/// "log: log sync operations" (`WT_STAT_CONN_LOG_SYNC`): syncs of the journal.
+const CONN_LOG_SYNC: i32 = 1482;
+/// "log: log write operations" (`WT_STAT_CONN_LOG_WRITES`): the journal's batch writes.
+const CONN_LOG_WRITES: i32 = 1486;
+
 /// Sessions the reference reserves beyond `session_max` for its own threads; applications
 /// observed one application session per slot of this allowance (api.md, `open_session`).
 const INTERNAL_SESSIONS: usize = 22;
@@ -206,7 +211,16 @@ impl Connection {
 
     /// A snapshot of the connection statistics (`statistics:`).
     pub fn statistics_snapshot(&self, clear: bool) -> crate::stats::Snapshot {
-        self.statistics.snapshot(&self.slot_stats, clear)
+        let mut snapshot = self.statistics.snapshot(&self.slot_stats, clear);
+        if let Some(journal) = self.durable.as_ref().filter(|d| d.has_journal()) {
+            // Counted by the journal under its flush mutex (the flush path, never a read path);
+            // not cleared by `statistics=(clear)`.
+            let stats = journal.journal_stats();
+            snapshot.push((CONN_LOG_SYNC, stats.syncs as i64));
+            snapshot.push((CONN_LOG_WRITES, stats.writes as i64));
+            snapshot.sort_unstable_by_key(|&(id, _)| id);
+        }
+        snapshot
     }
 
     /// The transaction state shared by the sessions (each session holds a reference, taken at
@@ -252,6 +266,17 @@ impl Connection {
     /// Validates the configuration of `WT_CONNECTION::close` (the connection closes anyway).
     pub fn check_close_config(config: Option<&str>) -> Result<()> {
         config::validate(Method::ConnClose, config, None).map(drop).map_err(Error::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::stats::Family;
+
+    #[test]
+    fn journal_statistics_ids_are_the_references() {
+        assert_eq!(Family::Connection.description(super::CONN_LOG_SYNC), Some("log: log sync operations"));
+        assert_eq!(Family::Connection.description(super::CONN_LOG_WRITES), Some("log: log write operations"));
     }
 }
 

@@ -161,6 +161,11 @@ impl Durable {
         self.journal.as_ref().map(|j| Redo::new(Arc::clone(j), self.sync_default))
     }
 
+    /// Whether commits go to a journal (`log=(enabled=true)`).
+    pub fn has_journal(&self) -> bool {
+        self.journal.is_some()
+    }
+
     /// The journal's counters (zero without a journal).
     pub fn journal_stats(&self) -> JournalStats {
         self.journal.as_ref().map(|j| j.stats()).unwrap_or_default()

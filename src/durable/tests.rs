@@ -211,6 +211,8 @@ fn the_journal_replays_committed_transactions_only() {
     let stats = conn.durable().unwrap().journal_stats();
     assert_eq!(stats.records, 5);
     assert_eq!(stats.sync_commits, 4, "sync=off skips the sync");
+    let reported = conn.statistics_snapshot(false);
+    assert!(reported.iter().any(|&(id, v)| id == 1482 && v as u64 == stats.syncs), "log: log sync operations");
     crash(conn);
     let conn = open(&dir, "log=(enabled=true)").unwrap();
     let mut a = S::new(&conn, "a");
