@@ -13,8 +13,23 @@ use crate::session::{CursorId, Session};
 
 use super::disk::{Disk, HomeLock, LOG_PREFIX};
 
-/// A fresh, empty directory.
-fn home() -> PathBuf {
+/// A fresh, empty directory, removed when the test ends.
+struct Home(PathBuf);
+
+impl std::ops::Deref for Home {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Home {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn home() -> Home {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "unlatched-durable-test-{}-{}",
@@ -23,7 +38,7 @@ fn home() -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create the test home");
-    dir
+    Home(dir)
 }
 
 fn open(home: &Path, config: &str) -> Result<Connection> {
@@ -129,7 +144,7 @@ fn a_home_without_a_database_needs_create_and_exclusive_refuses_one() {
 #[test]
 fn the_home_lock_is_exclusive() {
     let dir = home();
-    let disk = Disk::new(dir.clone());
+    let disk = Disk::new(dir.to_path_buf());
     let lock = HomeLock::take(&disk, "h", true).unwrap();
     // flock conflicts between two open files even in one process.
     assert_eq!(HomeLock::take(&disk, "h", true).err().unwrap().kind(), Kind::Busy);
@@ -283,7 +298,7 @@ fn damaged_files_are_errors_naming_the_file() {
         a.put("k", "v").unwrap();
     }
     drop(conn);
-    let ckpt = Disk::new(dir.clone()).numbered(super::disk::CKPT_PREFIX).unwrap();
+    let ckpt = Disk::new(dir.to_path_buf()).numbered(super::disk::CKPT_PREFIX).unwrap();
     let ckpt = dir.join(super::checkpoint::name(*ckpt.last().unwrap()));
     let good = std::fs::read(&ckpt).unwrap();
     for at in [3, 20, good.len() / 2, good.len() - 1] {
@@ -393,5 +408,5 @@ fn in_memory_databases_write_nothing() {
         assert_eq!(a.s.checkpoint(&conn, None).unwrap_err().kind(), Kind::NotSupported);
     }
     drop(conn);
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&*dir).unwrap().count(), 0);
 }
