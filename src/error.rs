@@ -54,6 +54,9 @@ pub enum Kind {
     Exists,
     /// `ENOMEM`: a buffer is too small.
     NoSpace,
+    /// An operating-system error (the errno value): a failed read, write or sync of a
+    /// database file (`ENOSPC` for a full disk).
+    Os(i32),
 }
 
 impl Kind {
@@ -73,6 +76,7 @@ impl Kind {
             Kind::Busy => EBUSY,
             Kind::Exists => EEXIST,
             Kind::NoSpace => ENOMEM,
+            Kind::Os(errno) => errno,
         }
     }
 }
@@ -109,6 +113,13 @@ impl Error {
     /// `ENOTSUP` with a message.
     pub fn unsupported(message: impl Into<Cow<'static, str>>) -> Self {
         Error::new(Kind::NotSupported, message)
+    }
+
+    /// A failed file operation: the errno of `e` (`EIO` when it has none), with a message
+    /// naming what failed (`what`, e.g. the file and the call).
+    pub fn io(what: impl fmt::Display, e: &std::io::Error) -> Self {
+        let errno = e.raw_os_error().unwrap_or(libc::EIO);
+        Error::new(Kind::Os(errno), format!("{what}: {}", os_strerror(errno)))
     }
 
     /// The error's kind.

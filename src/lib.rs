@@ -7,6 +7,7 @@
 pub mod config;
 pub mod conn;
 pub mod cursor;
+pub mod durable;
 pub mod error;
 pub mod pack;
 pub mod schema;

@@ -72,4 +72,5 @@ c_tests! {
     cursor_cache,
     stats_cursor,
     stat_log,
+    crash,
 }

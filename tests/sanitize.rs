@@ -27,6 +27,7 @@ const C_TESTS: &[&str] = &[
     "cursor_cache",
     "stats_cursor",
     "stat_log",
+    "crash",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -127,6 +128,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_cursor_cache => "cursor_cache",
     asan_ubsan_c_stats_cursor => "stats_cursor",
     asan_ubsan_c_stat_log => "stat_log",
+    asan_ubsan_c_crash => "crash",
 }
 
 sanitized_tests! { example:

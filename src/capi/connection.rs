@@ -57,7 +57,11 @@ unsafe extern "C" fn close(conn: *mut WT_CONNECTION, config: *const c_char) -> c
                 }
             }
         }
-        c.core.close_stats_log();
+        let closed = c.core.close();
+        let rc = match closed {
+            Err(e) if rc == 0 => fail(&e, c.events, std::ptr::null_mut(), &c.core.error_prefix(), "WT_CONNECTION.close"),
+            _ => rc,
+        };
         // SAFETY: made by `Box::into_raw` in `new_handle`; every session is gone.
         drop(unsafe { Box::from_raw(conn.cast::<ConnectionHandle>()) });
         rc

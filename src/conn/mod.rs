@@ -18,12 +18,18 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::config::{self, Method};
+use crate::durable::Durable;
 use crate::error::{Error, Kind, Result};
-use crate::schema::Registry;
+use crate::schema::{Registry, TableSpec};
 use crate::stats::counters::SlotStats;
 use crate::stats::log::{Dump, DumpSource, StatsLogConfig, StatsLogger};
 use crate::stats::Family;
 use crate::txn::TxnShared;
+
+/// "log: log sync operations" (`WT_STAT_CONN_LOG_SYNC`): syncs of the journal.
+const CONN_LOG_SYNC: i32 = 1482;
+/// "log: log write operations" (`WT_STAT_CONN_LOG_WRITES`): the journal's batch writes.
+const CONN_LOG_WRITES: i32 = 1486;
 
 /// Sessions the reference reserves beyond `session_max` for its own threads; applications
 /// observed one application session per slot of this allowance (api.md, `open_session`).
@@ -75,6 +81,8 @@ pub struct Connection {
     stats_log: Mutex<(StatsLogConfig, Option<StatsLogger>)>,
     /// Commit clock, the sessions' published snapshots, reclamation left by closed sessions.
     txn: Arc<TxnShared>,
+    /// Files, journal and checkpoints of an on-disk database (`None` in memory).
+    durable: Option<Durable>,
 }
 
 impl Connection {
@@ -90,26 +98,28 @@ impl Connection {
                 format!("{home_str}/WiredTiger.lock: handle-open: open: No such file or directory"),
             ));
         }
-        if !settings.in_memory {
-            return Err(Error::unsupported(
-                "on-disk databases are not supported yet: open with in_memory=true",
-            ));
-        }
         let capacity = settings.session_max + INTERNAL_SESSIONS;
         let stats_log = StatsLogConfig::from_config(&cfg, None)?;
         let home_claim = HomeClaim::new(home_str)?;
+        let registry = Arc::<Registry>::default();
+        let durable = if settings.in_memory {
+            None
+        } else {
+            Some(Durable::open(home_str, &cfg, &registry)?.0)
+        };
         let conn = Connection {
             _home_claim: home_claim,
             home: CString::new(home_str).map_err(|_| Error::invalid("home contains a NUL byte"))?,
-            is_new: true,
+            is_new: durable.as_ref().is_none_or(Durable::created),
             error_prefix: RwLock::new(cfg.str("error_prefix").to_string()),
             settings,
-            registry: Arc::default(),
+            registry,
             slots: SessionSlots::new(capacity),
             slot_stats: Arc::new(SlotStats::new(capacity)),
             statistics: Arc::new(ConnStatistics::new(config::check_statistics(&cfg)?, cfg.int("cache_size"))),
             stats_log: Mutex::new((StatsLogConfig::default(), None)),
             txn: Arc::new(TxnShared::new(capacity)),
+            durable,
         };
         conn.start_stats_log(stats_log)?;
         Ok(conn)
@@ -136,6 +146,37 @@ impl Connection {
     /// The home directory as given ("." for NULL).
     pub fn home(&self) -> &CString {
         &self.home
+    }
+
+    /// The durability state of an on-disk database (`None` in memory).
+    pub fn durable(&self) -> Option<&Durable> {
+        self.durable.as_ref()
+    }
+
+    /// Creates a table (`WT_SESSION::create`), durably in an on-disk database.
+    pub fn create_table(&self, spec: TableSpec, exclusive: bool) -> Result<()> {
+        match &self.durable {
+            Some(d) => d.create_table(&self.registry, spec, exclusive),
+            None => self.registry.create(spec, exclusive),
+        }
+    }
+
+    /// Drops a table (`WT_SESSION::drop`), durably in an on-disk database.
+    pub fn drop_table(&self, name: &str) -> Result<()> {
+        match &self.durable {
+            Some(d) => d.drop_table(&self.registry, name),
+            None => self.registry.drop_table(name),
+        }
+    }
+
+    /// The end of a clean close (every session closed): the statistics log stops and an
+    /// on-disk database takes its final checkpoint.
+    pub fn close(&self) -> Result<()> {
+        self.close_stats_log();
+        match &self.durable {
+            Some(d) => d.close(&self.registry),
+            None => Ok(()),
+        }
     }
 
     /// Whether this open created the database (always true in memory).
@@ -170,7 +211,16 @@ impl Connection {
 
     /// A snapshot of the connection statistics (`statistics:`).
     pub fn statistics_snapshot(&self, clear: bool) -> crate::stats::Snapshot {
-        self.statistics.snapshot(&self.slot_stats, clear)
+        let mut snapshot = self.statistics.snapshot(&self.slot_stats, clear);
+        if let Some(journal) = self.durable.as_ref().filter(|d| d.has_journal()) {
+            // Counted by the journal under its flush mutex (the flush path, never a read path);
+            // not cleared by `statistics=(clear)`.
+            let stats = journal.journal_stats();
+            snapshot.push((CONN_LOG_SYNC, stats.syncs as i64));
+            snapshot.push((CONN_LOG_WRITES, stats.writes as i64));
+            snapshot.sort_unstable_by_key(|&(id, _)| id);
+        }
+        snapshot
     }
 
     /// The transaction state shared by the sessions (each session holds a reference, taken at
@@ -219,9 +269,21 @@ impl Connection {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use crate::stats::Family;
+
+    #[test]
+    fn journal_statistics_ids_are_the_references() {
+        assert_eq!(Family::Connection.description(super::CONN_LOG_SYNC), Some("log: log sync operations"));
+        assert_eq!(Family::Connection.description(super::CONN_LOG_WRITES), Some("log: log write operations"));
+    }
+}
+
 impl Drop for Connection {
     /// A connection dropped without `close` (Rust users) still stops its statistics log.
     fn drop(&mut self) {
-        self.close_stats_log();
+        // Nothing is left to report an error to; `close` reports it.
+        let _ = self.close();
     }
 }

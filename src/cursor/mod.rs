@@ -349,6 +349,7 @@ impl Cursor {
             Err(Refused::Exists) => Err(self.duplicate(epoch, txn.existing_view())),
             Err(Refused::Missing) => Err(self.missing(epoch)),
             Err(Refused::Conflict) => Err(self.conflict(epoch)),
+            Err(Refused::Failed) => Err(txn.take_failure()),
         }
     }
 
@@ -392,6 +393,7 @@ impl Cursor {
                     return Ok(());
                 }
                 Err(Refused::Conflict) => return Err(self.conflict(epoch)),
+                Err(Refused::Failed) => return Err(txn.take_failure()),
                 Err(_) => {}
             }
         }
@@ -416,6 +418,7 @@ impl Cursor {
         match txn.write(&self.table, self.key.raw(), Some(self.value.raw()), mode) {
             Ok(()) => {}
             Err(Refused::Conflict) => return Err(self.conflict(epoch)),
+            Err(Refused::Failed) => return Err(txn.take_failure()),
             Err(_) => return Err(self.missing(epoch)),
         }
         self.at_in_key = true;
@@ -442,6 +445,7 @@ impl Cursor {
         match txn.write(&self.table, self.key.raw(), None, Mode::Remove) {
             Ok(()) => {}
             Err(Refused::Conflict) => return Err(self.conflict(epoch)),
+            Err(Refused::Failed) => return Err(txn.take_failure()),
             Err(_) => return Err(self.missing(epoch)),
         }
         if on_record {

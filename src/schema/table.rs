@@ -14,8 +14,11 @@ use crate::stats::Snapshot;
 use crate::store::Index;
 
 /// What `WT_SESSION::create` decided about a new table.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct TableSpec {
+    /// The durable id of an on-disk database's table (never reused; journal records and
+    /// checkpoints name tables by it); 0 in memory.
+    pub id: u64,
     /// The name after `table:`.
     pub name: String,
     /// Key format, verbatim.
@@ -101,6 +104,17 @@ impl Table {
     /// The name after `table:`.
     pub fn name(&self) -> &str {
         &self.spec.name
+    }
+
+    /// How the table was created (formats, columns, metadata, durable id).
+    pub fn spec(&self) -> &TableSpec {
+        &self.spec
+    }
+
+    /// The durable id (0 in memory).
+    #[inline]
+    pub fn id(&self) -> u64 {
+        self.spec.id
     }
 
     /// The key format, parsed.
@@ -207,6 +221,7 @@ mod tests {
 
     fn table() -> Table {
         Table::new(TableSpec {
+            id: 0,
             name: "t".into(),
             key_format: "S".into(),
             value_format: "S".into(),

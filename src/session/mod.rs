@@ -66,6 +66,12 @@ impl Session {
             slot_stats: Arc::clone(conn.slot_stats()),
             freed: Vec::new(),
         })
+        .map(|mut s| {
+            if let Some(redo) = conn.durable().and_then(|d| d.redo()) {
+                s.txn.attach_redo(redo);
+            }
+            s
+        })
         .inspect(|s| s.stats().add(ConnStat::OpenSessions, 1))
     }
 
@@ -136,10 +142,15 @@ impl Session {
     pub fn checkpoint(&mut self, conn: &Connection, config: Option<&str>) -> Result<()> {
         self.in_txn(config::validate(Method::Checkpoint, config, None).map_err(Error::from))?;
         self.not_in_transaction()?;
-        if conn.settings().in_memory {
+        let Some(durable) = conn.durable() else {
             return Err(Error::unsupported("not supported for in-memory configurations"));
-        }
-        Err(Error::unsupported("checkpoints are not supported yet"))
+        };
+        // A fresh snapshot, pinned in the session's record while the checkpoint writes.
+        self.txn.reset_snapshot()?;
+        let txn = &mut self.txn;
+        let out = durable.checkpoint(conn.registry(), || txn.read_view());
+        self.txn.reset_snapshot()?;
+        out
     }
 
     /// The session's handle of table `name`, looked up in the registry on first use.

@@ -46,6 +46,7 @@ impl Session {
             }
         }
         let spec = TableSpec {
+            id: 0,
             name: name.to_string(),
             key_format: cfg.str("key_format").to_string(),
             value_format: cfg.str("value_format").to_string(),
@@ -53,7 +54,7 @@ impl Session {
             app_metadata: cfg.str("app_metadata").to_string(),
         };
         check_columns(&spec)?;
-        conn.registry().create(spec, cfg.bool("exclusive"))
+        conn.create_table(spec, cfg.bool("exclusive"))
     }
 
     /// `WT_SESSION::drop` for `table:NAME`, counted as a successful or failed table drop.
@@ -69,7 +70,7 @@ impl Session {
             Uri::Table(name) => name,
             Uri::NotYet(uri) => return Err(Error::unsupported(format!("{uri}: not supported yet"))),
         };
-        match conn.registry().drop_table(name) {
+        match conn.drop_table(name) {
             Err(e) if e.kind() == Kind::NoEntry && cfg.bool("force") => Ok(()),
             other => {
                 if other.is_ok() {

@@ -16,6 +16,7 @@ impl Session {
     /// `WT_SESSION::begin_transaction`: `isolation=` (else the session's), the other keys of the
     /// reference validated; a snapshot transaction takes its snapshot now.
     pub fn begin_transaction(&mut self, config: Option<&str>) -> Result<()> {
+        let mut sync = None;
         let isolation = if no_config(config) {
             self.txn.count(ConnStat::TxnBegins);
             None
@@ -28,12 +29,16 @@ impl Session {
                     .and_then(|()| Err(Error::unsupported("read timestamps are not supported yet")));
                 return self.in_txn(err);
             }
+            sync = cfg.is_set("sync").then(|| cfg.bool("sync"));
             match cfg.str("isolation") {
                 "" => None,
                 text => Some(Isolation::parse(text)),
             }
         };
         self.txn.begin(isolation)?;
+        if sync.is_some() {
+            self.txn.set_txn_sync(sync);
+        }
         if self.txn.effective_isolation() == Isolation::Snapshot {
             // Starting a snapshot transaction turns engine-returned values into copies
             // (traces/README.md §5.3).
@@ -54,6 +59,9 @@ impl Session {
                     return Err(e.into());
                 }
             };
+            if cfg.is_set("sync") {
+                self.txn.set_commit_sync(Some(cfg.str("sync") == "on"));
+            }
             for key in ["commit_timestamp", "durable_timestamp"] {
                 let ts = cfg.str(key);
                 if !ts.is_empty() && self.txn.is_running() {

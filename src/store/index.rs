@@ -101,6 +101,9 @@ pub enum Refused {
     /// The head is another transaction's uncommitted version, or was committed after the
     /// writer's snapshot (a write-write conflict).
     Conflict,
+    /// Never from the store: the transaction layer could not make an auto-commit write durable
+    /// (it rolled the write back and keeps the error, `Txn::take_failure`).
+    Failed,
 }
 
 /// Who writes, and against which snapshot the conflict check runs.

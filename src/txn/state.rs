@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use scc::Guard;
 
+use crate::durable::redo::Redo;
 use crate::error::{Error, Kind, Result};
 use crate::schema::Table;
 use crate::store::{Data, Mode, ReadView, Refused, WriteCtx, TS_LATEST, TS_PENDING, TXN_COMMITTED};
@@ -84,6 +85,12 @@ pub struct Txn {
     rollback_reason: Option<&'static str>,
     /// The connection's statistics blocks; this session records into its slot's.
     counters: Arc<SlotStats>,
+    /// The redo record of the running transaction, when the database has a journal.
+    redo: Option<Redo>,
+    /// `commit_transaction(sync=…)` of the commit under way.
+    commit_sync: Option<bool>,
+    /// Why the last auto-commit write failed to become durable (`Refused::Failed`).
+    failure: Option<Error>,
 }
 
 impl Txn {
@@ -105,7 +112,32 @@ impl Txn {
             scan_at: MIN_SCAN_AT,
             rollback_reason: None,
             counters,
+            redo: None,
+            commit_sync: None,
+            failure: None,
         }
+    }
+
+    /// Journals this session's commits (on-disk databases with `log=(enabled=true)`).
+    pub fn attach_redo(&mut self, redo: Redo) {
+        self.redo = Some(redo);
+    }
+
+    /// `begin_transaction(sync=…)` for the next transaction (`None`: the connection's default).
+    pub fn set_txn_sync(&mut self, sync: Option<bool>) {
+        if let Some(redo) = &mut self.redo {
+            redo.set_txn_sync(sync);
+        }
+    }
+
+    /// `commit_transaction(sync=…)` for the next commit (`None`: as the transaction says).
+    pub fn set_commit_sync(&mut self, sync: Option<bool>) {
+        self.commit_sync = sync;
+    }
+
+    /// The error behind the last `Refused::Failed`.
+    pub fn take_failure(&mut self) -> Error {
+        self.failure.take().unwrap_or_else(|| Error::new(Kind::Generic, "a write failed to become durable"))
     }
 
     /// The session's isolation.
@@ -292,13 +324,24 @@ impl Txn {
             return Err(Error::invalid(message));
         }
         if self.logs.has_uncommitted() {
+            // Write-ahead: in the journal before anyone can see it; if that fails, roll back.
+            if let Some(redo) = &mut self.redo {
+                if let Err(e) = redo.commit(self.commit_sync.take()) {
+                    self.abort();
+                    return Err(e);
+                }
+            }
             // Between `issue` and `complete` only the stamps: every later commit waits for them.
             let clock = &self.shared.clock;
             let ts = clock.issue();
             self.logs.stamp(ts);
             clock.complete(ts);
             self.logs.committed(ts);
+            if let Some(redo) = &mut self.redo {
+                redo.published();
+            }
         }
+        self.commit_sync = None;
         self.end();
         self.reclaim();
         Ok(())
@@ -322,6 +365,10 @@ impl Txn {
     }
 
     fn abort(&mut self) {
+        if let Some(redo) = &mut self.redo {
+            redo.clear();
+        }
+        self.commit_sync = None;
         self.logs.rollback();
         self.end();
     }
@@ -393,6 +440,9 @@ impl Txn {
                 Ok(written) => {
                     let keep_key = value.is_none() || written.was_empty;
                     self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
+                    if let Some(redo) = &mut self.redo {
+                        redo.record(table.id(), key, value);
+                    }
                     if let Some(slot) = written.slot.as_ref() {
                         slot.prune(self.oldest, &guard);
                     }
@@ -424,7 +474,16 @@ impl Txn {
             // The log entry takes its references while the version is still this writer's
             // uncommitted head: once committed, a later writer may prune it off the chain.
             let keep_key = value.is_none() || written.was_empty;
-            let entry = Entry::new(written.slot, written.version, keep_key.then_some(key));
+            self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
+            if let Some(redo) = &mut self.redo {
+                redo.record(table.id(), key, value);
+                if let Err(e) = redo.commit(None) {
+                    // Not durable: the write is undone, as a failed commit is.
+                    self.logs.rollback();
+                    self.failure = Some(e);
+                    return Err(Refused::Failed);
+                }
+            }
             // Between `issue` and `complete` only the stamp: every later commit waits for it.
             let clock = &self.shared.clock;
             let ts = clock.issue();
@@ -432,7 +491,9 @@ impl Txn {
                 version.stamp(ts);
             }
             clock.complete(ts);
-            self.logs.add(table, entry);
+            if let Some(redo) = &mut self.redo {
+                redo.published();
+            }
             self.logs.committed(ts);
             if let Some(slot) = written.slot.as_ref() {
                 slot.prune(self.oldest, &guard);

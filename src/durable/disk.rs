@@ -1,0 +1,187 @@
+//! The database's directory: file names, whole-file replacement (write a temporary file, sync
+//! it, rename it over the old one, sync the directory), the home lock, and a write budget
+//! that tests use to simulate a full disk.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Kind, Result};
+
+/// The lock file (the reference's name: programs and tools look for it).
+pub const LOCK_FILE: &str = "WiredTiger.lock";
+/// The table list; its presence is what makes a directory a database.
+pub const META_FILE: &str = "unlatched.meta";
+/// Prefix of checkpoint files (`unlatched.ckpt.N`).
+pub const CKPT_PREFIX: &str = "unlatched.ckpt.";
+/// Prefix of journal files (`unlatched.log.N`).
+pub const LOG_PREFIX: &str = "unlatched.log.";
+/// Suffix of files being written (ignored and removed at open).
+pub const TMP_SUFFIX: &str = ".tmp";
+
+/// A directory of database files.
+pub struct Disk {
+    dir: PathBuf,
+    /// Bytes writes may still add (`u64::MAX`: no limit): a test's full disk.
+    budget: AtomicU64,
+}
+
+impl Disk {
+    /// The files of `dir`.
+    pub fn new(dir: PathBuf) -> Disk {
+        Disk { dir, budget: AtomicU64::new(u64::MAX) }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The path of `name` in the directory.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// The path of `name` as error messages show it.
+    pub fn show(&self, name: &str) -> String {
+        self.path(name).display().to_string()
+    }
+
+    /// Lets writes add only `bytes` more bytes; then they fail with `ENOSPC` (tests).
+    pub fn limit_writes(&self, bytes: Option<u64>) {
+        self.budget.store(bytes.unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    /// Takes `n` bytes from the write budget, or fails with `ENOSPC` naming `name`.
+    pub fn charge(&self, name: &str, n: usize) -> Result<()> {
+        let n = n as u64;
+        let taken = self.budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+            if left == u64::MAX {
+                Some(left)
+            } else {
+                left.checked_sub(n)
+            }
+        });
+        match taken {
+            Ok(_) => Ok(()),
+            Err(_) => Err(Error::io(format!("{}: write", self.show(name)), &std::io::Error::from_raw_os_error(libc::ENOSPC))),
+        }
+    }
+
+    /// Writes `bytes` to `file` (named `name`), charged to the budget.
+    pub fn write_all(&self, file: &mut File, name: &str, bytes: &[u8]) -> Result<()> {
+        self.charge(name, bytes.len())?;
+        file.write_all(bytes).map_err(|e| Error::io(format!("{}: write", self.show(name)), &e))
+    }
+
+    /// Flushes `file`'s data to the device.
+    pub fn sync(&self, file: &File, name: &str) -> Result<()> {
+        file.sync_data().map_err(|e| Error::io(format!("{}: fsync", self.show(name)), &e))
+    }
+
+    /// Makes renames and removals in the directory durable.
+    pub fn sync_dir(&self) -> Result<()> {
+        File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| Error::io(format!("{}: fsync", self.dir.display()), &e))
+    }
+
+    /// Replaces `name` with `bytes`, atomically: readers after a crash see the old file or the
+    /// new one, whole.
+    pub fn replace(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let tmp = format!("{name}{TMP_SUFFIX}");
+        let out = (|| {
+            let mut f = self.create(&tmp)?;
+            self.write_all(&mut f, &tmp, bytes)?;
+            self.sync(&f, &tmp)?;
+            self.rename(&tmp, name)
+        })();
+        if out.is_err() {
+            let _ = fs::remove_file(self.path(&tmp));
+        }
+        out
+    }
+
+    /// Creates (truncates) `name` for writing.
+    pub fn create(&self, name: &str) -> Result<File> {
+        File::create(self.path(name)).map_err(|e| Error::io(format!("{}: open", self.show(name)), &e))
+    }
+
+    /// Renames `from` to `to` and syncs the directory.
+    pub fn rename(&self, from: &str, to: &str) -> Result<()> {
+        fs::rename(self.path(from), self.path(to)).map_err(|e| Error::io(format!("{}: rename", self.show(from)), &e))?;
+        self.sync_dir()
+    }
+
+    /// Removes `name` (a file already gone is fine).
+    pub fn remove(&self, name: &str) -> Result<()> {
+        match fs::remove_file(self.path(name)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(Error::io(format!("{}: remove", self.show(name)), &e))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Numbers `N` of the files named `prefix` + `N`, ascending.
+    pub fn numbered(&self, prefix: &str) -> Result<Vec<u64>> {
+        let entries = fs::read_dir(&self.dir).map_err(|e| Error::io(format!("{}: read_dir", self.dir.display()), &e))?;
+        let mut out: Vec<u64> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_prefix(prefix)).and_then(|n| n.parse().ok()))
+            .collect();
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// Removes temporary files a crash left behind.
+    pub fn remove_temporaries(&self) -> Result<()> {
+        let entries = fs::read_dir(&self.dir).map_err(|e| Error::io(format!("{}: read_dir", self.dir.display()), &e))?;
+        for name in entries.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()) {
+            if name.starts_with("unlatched.") && name.ends_with(TMP_SUFFIX) {
+                self.remove(&name)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An exclusive claim on a home across processes: an `flock` on its lock file, held while the
+/// file stays open (the kernel releases it when the process dies, however it dies).
+pub struct HomeLock {
+    _file: File,
+}
+
+impl HomeLock {
+    /// Opens (with `create`, creates) the lock file of `home` and locks it, or `EBUSY` when
+    /// another process holds it; a missing lock file without `create` means the directory is
+    /// no database (`WT_TRY_SALVAGE`, the reference's message).
+    pub fn take(disk: &Disk, home: &str, create: bool) -> Result<HomeLock> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(create)
+            .truncate(false)
+            .open(disk.path(LOCK_FILE))
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Error::new(Kind::TrySalvage, format!("{home}/{LOCK_FILE}: handle-open: open: No such file or directory"))
+                } else {
+                    Error::io(format!("{home}/{LOCK_FILE}: open"), &e)
+                }
+            })?;
+        // SAFETY: `flock` on a descriptor `file` owns and keeps open for the call.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+                Error::new(Kind::Busy, "WiredTiger database is already being managed by another process")
+            } else {
+                Error::io(format!("{home}/{LOCK_FILE}: flock"), &e)
+            });
+        }
+        Ok(HomeLock { _file: file })
+    }
+}

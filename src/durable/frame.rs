@@ -1,0 +1,269 @@
+//! The one record layout of every durable file: a frame is `[length u32][crc32 u32][payload]`
+//! (little-endian; the checksum covers the length and the payload), and payloads are built and
+//! parsed with [`Put`] and [`Take`] (fixed-width little-endian integers, length-prefixed bytes).
+//!
+//! Reading distinguishes a frame that is not all there (the file ends inside it) from one whose
+//! checksum fails: the journal treats both at its tail as a torn write; everywhere else they are
+//! corruption.
+
+use std::io::{self, Read};
+
+use crate::error::{Error, Kind, Result};
+
+/// Bytes before a frame's payload.
+pub const HEADER_LEN: usize = 8;
+/// Largest payload accepted when reading (a corrupt length must not allocate gigabytes).
+pub const MAX_PAYLOAD: usize = 1 << 30;
+
+/// The checksum of a frame: its length bytes, then its payload.
+fn checksum(len: [u8; 4], payload: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&len);
+    h.update(payload);
+    h.finalize()
+}
+
+/// Appends one frame holding `payload` to `out`.
+pub fn write_frame(out: &mut Vec<u8>, payload: &[u8]) {
+    let len = u32::try_from(payload.len()).expect("frame payloads are below 4 GiB").to_le_bytes();
+    out.extend_from_slice(&len);
+    out.extend_from_slice(&checksum(len, payload).to_le_bytes());
+    out.extend_from_slice(payload);
+}
+
+/// What reading the next frame found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Next {
+    /// A whole frame whose checksum matches.
+    Frame(Vec<u8>),
+    /// The file ends exactly here.
+    End,
+    /// The file ends inside a frame.
+    Truncated {
+        /// How many bytes of it are there.
+        bytes: usize,
+    },
+    /// The checksum does not match (or the length is impossible).
+    Mismatch,
+}
+
+/// Reads frames from `r`, counting the offset of the end of the last whole frame.
+pub struct FrameReader<R> {
+    r: R,
+    /// Offset just past the last frame returned.
+    pub good: u64,
+}
+
+impl<R: Read> FrameReader<R> {
+    /// Frames from the start of `r`.
+    pub fn new(r: R) -> Self {
+        FrameReader { r, good: 0 }
+    }
+
+    /// The next frame.
+    pub fn next_frame(&mut self) -> io::Result<Next> {
+        let mut header = [0u8; HEADER_LEN];
+        let got = read_full(&mut self.r, &mut header)?;
+        if got == 0 {
+            return Ok(Next::End);
+        }
+        if got < HEADER_LEN {
+            return Ok(Next::Truncated { bytes: got });
+        }
+        let len_bytes = [header[0], header[1], header[2], header[3]];
+        let len = u32::from_le_bytes(len_bytes) as usize;
+        let sum = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
+        if len > MAX_PAYLOAD {
+            return Ok(Next::Mismatch);
+        }
+        let mut payload = vec![0u8; len];
+        let got = read_full(&mut self.r, &mut payload)?;
+        if got < len {
+            return Ok(Next::Truncated { bytes: HEADER_LEN + got });
+        }
+        if checksum(len_bytes, &payload) != sum {
+            return Ok(Next::Mismatch);
+        }
+        self.good += (HEADER_LEN + len) as u64;
+        Ok(Next::Frame(payload))
+    }
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut at = 0;
+    while at < buf.len() {
+        match r.read(&mut buf[at..]) {
+            Ok(0) => break,
+            Ok(n) => at += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(at)
+}
+
+/// Builds a payload.
+#[derive(Default)]
+pub struct Put(pub Vec<u8>);
+
+impl Put {
+    /// A `u8`.
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.0.push(v);
+        self
+    }
+
+    /// A `u32`.
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    /// A `u64`.
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    /// Bytes, preceded by their length.
+    pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.u32(u32::try_from(v.len()).expect("keys and values are below 4 GiB"));
+        self.0.extend_from_slice(v);
+        self
+    }
+
+    /// A string, as bytes.
+    pub fn str(&mut self, v: &str) -> &mut Self {
+        self.bytes(v.as_bytes())
+    }
+}
+
+/// Parses a payload read from `file`; running short is corruption of that file (the frame's
+/// checksum matched, so the writer and reader disagree on the layout).
+pub struct Take<'a> {
+    buf: &'a [u8],
+    file: &'a str,
+}
+
+impl<'a> Take<'a> {
+    /// Parses `buf`, a payload of `file` (named in errors).
+    pub fn new(buf: &'a [u8], file: &'a str) -> Self {
+        Take { buf, file }
+    }
+
+    fn split(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.buf.len() < n {
+            return Err(corrupt(self.file, "a record is shorter than its contents"));
+        }
+        let (head, tail) = self.buf.split_at(n);
+        self.buf = tail;
+        Ok(head)
+    }
+
+    /// A `u8`.
+    pub fn u8(&mut self) -> Result<u8> {
+        Ok(self.split(1)?[0])
+    }
+
+    /// A `u32`.
+    pub fn u32(&mut self) -> Result<u32> {
+        let b = self.split(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// A `u64`.
+    pub fn u64(&mut self) -> Result<u64> {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(self.split(8)?);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    /// Length-prefixed bytes.
+    pub fn bytes(&mut self) -> Result<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.split(n)
+    }
+
+    /// A length-prefixed UTF-8 string.
+    pub fn str(&mut self) -> Result<&'a str> {
+        let file = self.file;
+        std::str::from_utf8(self.bytes()?).map_err(|_| corrupt(file, "a name is not UTF-8"))
+    }
+
+    /// Whether the payload is used up.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+}
+
+/// `WT_TRY_SALVAGE` for a damaged file, naming it.
+pub fn corrupt(file: &str, what: &str) -> Error {
+    Error::new(Kind::TrySalvage, format!("{file}: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(bytes: &[u8]) -> Vec<Next> {
+        let mut r = FrameReader::new(bytes);
+        let mut out = Vec::new();
+        loop {
+            let next = r.next_frame().unwrap();
+            let stop = !matches!(next, Next::Frame(_));
+            out.push(next);
+            if stop {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn frames_round_trip() {
+        let mut buf = Vec::new();
+        write_frame(&mut buf, b"one");
+        write_frame(&mut buf, b"");
+        write_frame(&mut buf, &[7u8; 1000]);
+        assert_eq!(
+            frames(&buf),
+            [Next::Frame(b"one".to_vec()), Next::Frame(Vec::new()), Next::Frame(vec![7; 1000]), Next::End]
+        );
+    }
+
+    #[test]
+    fn every_truncation_and_every_flipped_byte_is_detected() {
+        let mut buf = Vec::new();
+        write_frame(&mut buf, b"first");
+        let first = buf.len();
+        write_frame(&mut buf, b"second frame");
+        for cut in first + 1..buf.len() {
+            let got = frames(&buf[..cut]);
+            assert_eq!(got[0], Next::Frame(b"first".to_vec()));
+            assert_eq!(got[1], Next::Truncated { bytes: cut - first }, "cut at {cut}");
+        }
+        for at in first..buf.len() {
+            for bit in 0..8 {
+                let mut bad = buf.clone();
+                bad[at] ^= 1 << bit;
+                let got = frames(&bad);
+                assert_eq!(got[0], Next::Frame(b"first".to_vec()));
+                assert!(matches!(got[1], Next::Mismatch | Next::Truncated { .. }), "flip at {at}: {:?}", got[1]);
+            }
+        }
+    }
+
+    #[test]
+    fn payloads_round_trip_and_short_ones_name_the_file() {
+        let mut p = Put::default();
+        p.u8(1).u32(2).u64(3).bytes(b"key").str("name");
+        let mut t = Take::new(&p.0, "f");
+        assert_eq!((t.u8().unwrap(), t.u32().unwrap(), t.u64().unwrap()), (1, 2, 3));
+        assert_eq!(t.bytes().unwrap(), b"key");
+        assert_eq!(t.str().unwrap(), "name");
+        assert!(t.is_empty());
+        let e = t.u32().unwrap_err();
+        assert_eq!(e.kind(), Kind::TrySalvage);
+        assert!(e.messages().next().unwrap().starts_with("f: "));
+    }
+}

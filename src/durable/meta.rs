@@ -1,0 +1,146 @@
+//! `unlatched.meta`: which tables exist (durable id, name, formats, create-time settings) and
+//! the next table id. One frame, replaced whole (`Disk::replace`) by every `create` and `drop`.
+//!
+//! Tables carry a durable id that is never reused, so journal records and checkpoint sections
+//! of a dropped table are recognised (and skipped) even if a table of the same name exists now.
+
+use crate::error::{Error, Result};
+use crate::schema::TableSpec;
+
+use super::disk::{Disk, META_FILE};
+use super::frame::{corrupt, write_frame, FrameReader, Next, Put, Take};
+
+/// First field of every file's header frame, one per kind of file.
+pub const META_MAGIC: u64 = u64::from_le_bytes(*b"ULmeta\0\0");
+/// The layout version written (and the only one read).
+pub const VERSION: u32 = 1;
+
+/// The table list.
+#[derive(Debug, Default)]
+pub struct Meta {
+    /// The id the next table gets.
+    pub next_id: u64,
+    /// The tables.
+    pub tables: Vec<TableSpec>,
+}
+
+/// Checks the magic and version at the start of a header payload of `file`.
+pub fn check_header(t: &mut Take<'_>, file: &str, magic: u64) -> Result<()> {
+    if t.u64()? != magic {
+        return Err(corrupt(file, "not a file of this kind (bad magic)"));
+    }
+    let version = t.u32()?;
+    if version != VERSION {
+        return Err(Error::unsupported(format!("{file}: layout version {version} (this build reads {VERSION})")));
+    }
+    Ok(())
+}
+
+impl Meta {
+    /// The file's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut p = Put::default();
+        p.u64(META_MAGIC).u32(VERSION).u64(self.next_id).u32(self.tables.len() as u32);
+        for t in &self.tables {
+            p.u64(t.id).str(&t.name).str(&t.key_format).str(&t.value_format).u32(t.columns.len() as u32);
+            for c in &t.columns {
+                p.str(c);
+            }
+            p.str(&t.app_metadata);
+        }
+        let mut out = Vec::new();
+        write_frame(&mut out, &p.0);
+        out
+    }
+
+    /// Parses the file's bytes; `file` names it in errors.
+    pub fn decode(bytes: &[u8], file: &str) -> Result<Meta> {
+        let mut r = FrameReader::new(bytes);
+        let payload = match r.next_frame().map_err(|e| Error::io(file, &e))? {
+            Next::Frame(p) => p,
+            Next::End => return Err(corrupt(file, "empty file")),
+            Next::Truncated { .. } => return Err(corrupt(file, "truncated")),
+            Next::Mismatch => return Err(corrupt(file, "checksum mismatch")),
+        };
+        if r.good != bytes.len() as u64 {
+            return Err(corrupt(file, "unexpected bytes after the table list"));
+        }
+        let mut t = Take::new(&payload, file);
+        check_header(&mut t, file, META_MAGIC)?;
+        let next_id = t.u64()?;
+        let n = t.u32()?;
+        let mut tables = Vec::new();
+        for _ in 0..n {
+            let id = t.u64()?;
+            let name = t.str()?.to_string();
+            let key_format = t.str()?.to_string();
+            let value_format = t.str()?.to_string();
+            let columns = (0..t.u32()?).map(|_| t.str().map(str::to_string)).collect::<Result<_>>()?;
+            let app_metadata = t.str()?.to_string();
+            tables.push(TableSpec { id, name, key_format, value_format, columns, app_metadata });
+        }
+        if !t.is_empty() {
+            return Err(corrupt(file, "unexpected bytes after the table list"));
+        }
+        Ok(Meta { next_id, tables })
+    }
+
+    /// Reads the home's table list, `None` when the file does not exist.
+    pub fn load(disk: &Disk) -> Result<Option<Meta>> {
+        let file = disk.show(META_FILE);
+        match std::fs::read(disk.path(META_FILE)) {
+            Ok(bytes) => Meta::decode(&bytes, &file).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io(format!("{file}: read"), &e)),
+        }
+    }
+
+    /// Replaces the home's table list with this one.
+    pub fn store(&self, disk: &Disk) -> Result<()> {
+        disk.replace(META_FILE, &self.encode())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Kind;
+
+    fn spec(id: u64, name: &str) -> TableSpec {
+        TableSpec {
+            id,
+            name: name.into(),
+            key_format: "S".into(),
+            value_format: "Su".into(),
+            columns: vec!["k".into(), "a".into(), "b".into()],
+            app_metadata: "x=1".into(),
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let meta = Meta { next_id: 9, tables: vec![spec(3, "a"), spec(8, "b")] };
+        let back = Meta::decode(&meta.encode(), "m").unwrap();
+        assert_eq!(back.next_id, 9);
+        assert_eq!(format!("{:?}", back.tables), format!("{:?}", meta.tables));
+    }
+
+    #[test]
+    fn every_damage_is_an_error_naming_the_file() {
+        let bytes = Meta { next_id: 2, tables: vec![spec(1, "t")] }.encode();
+        for cut in 0..bytes.len() {
+            let e = Meta::decode(&bytes[..cut], "home/unlatched.meta").unwrap_err();
+            assert_eq!(e.kind(), Kind::TrySalvage);
+            assert!(e.messages().next().unwrap().starts_with("home/unlatched.meta: "));
+        }
+        for at in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            let e = Meta::decode(&bad, "m").unwrap_err();
+            assert_eq!(e.kind(), Kind::TrySalvage, "flip at {at}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(Meta::decode(&longer, "m").is_err());
+    }
+}

@@ -1,0 +1,261 @@
+//! Durability of on-disk databases: the home's files, the journal, checkpoints and recovery.
+//!
+//! # Files (all in the home, the journal in `log=(path=…)`, relative to it)
+//! - `WiredTiger.lock`: `flock`ed while a connection has the home open ([`disk::HomeLock`]).
+//! - `unlatched.meta`: the table list ([`meta`]); replaced whole by `create` and `drop`, and
+//!   what makes the directory a database.
+//! - `unlatched.ckpt.N`: checkpoint `N` ([`checkpoint`]), every table's rows at one snapshot,
+//!   plus the journal file recovery replays from. Only the newest is kept.
+//! - `unlatched.log.N`: the journal ([`journal`]), one record per committed transaction.
+//!
+//! Every record of every file is a checksummed frame ([`frame`]) and every file starts with a
+//! header frame carrying its kind and layout version.
+//!
+//! # Recovery ([`Durable::open`])
+//! Loads the table list, then the newest checkpoint, then replays the journal from the file
+//! the checkpoint names, in order; a torn tail ends the replay. Recovered rows are written as
+//! committed-before-everything versions (timestamps restart with each connection).
+
+pub mod checkpoint;
+pub mod disk;
+pub mod frame;
+pub mod journal;
+pub mod meta;
+pub mod redo;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::config::Config;
+use crate::error::{Error, Kind, Result};
+use crate::schema::{Registry, Table, TableSpec};
+use crate::store::ReadView;
+
+use checkpoint::Header;
+use disk::{Disk, HomeLock, CKPT_PREFIX, LOG_PREFIX};
+use journal::{Journal, JournalConfig, JournalStats};
+use meta::Meta;
+use redo::{Op, Redo, SyncDefault};
+
+/// The durability state of an on-disk connection.
+pub struct Durable {
+    home: Arc<Disk>,
+    /// Where journal files live (the home unless `log=(path=…)`).
+    log_dir: Arc<Disk>,
+    _lock: HomeLock,
+    journal: Option<Arc<Journal>>,
+    sync_default: SyncDefault,
+    /// The table list as on disk; `create` and `drop` hold it while they rewrite the file.
+    meta: Mutex<Meta>,
+    /// The newest checkpoint's number; checkpoints hold it, so they run one at a time.
+    last_checkpoint: Mutex<u64>,
+    /// Without a journal: the journal files recovery replayed end before this number (the
+    /// next checkpoint replaces them).
+    log_floor: u64,
+    created: bool,
+    closed: AtomicBool,
+}
+
+/// What recovery found (tests and diagnostics).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// Rows loaded from the checkpoint.
+    pub checkpoint_rows: u64,
+    /// Journal records (transactions) replayed.
+    pub records: u64,
+}
+
+impl Durable {
+    /// Opens (with `create`, creates) the database in `home` and recovers its tables into
+    /// `registry`. `cfg` is the validated `wiredtiger_open` configuration.
+    pub fn open(home: &str, cfg: &Config<'_>, registry: &Registry) -> Result<(Durable, Recovered)> {
+        let create = cfg.bool("create");
+        let home_disk = Arc::new(Disk::new(PathBuf::from(home)));
+        let lock = HomeLock::take(&home_disk, home, create)?;
+        home_disk.remove_temporaries()?;
+        let log_dir = Arc::new(Disk::new(PathBuf::from(home).join(cfg.str("log.path"))));
+        let (meta, created) = match Meta::load(&home_disk)? {
+            Some(_) if cfg.bool("exclusive") => {
+                return Err(Error::new(Kind::Exists, "WiredTiger database already exists and exclusive option configured"))
+            }
+            Some(meta) => (meta, false),
+            None if !create => {
+                return Err(Error::new(Kind::TrySalvage, format!("{home}/{}: no database: No such file or directory", disk::META_FILE)))
+            }
+            None => (initialize(&home_disk)?, true),
+        };
+        let mut by_id: HashMap<u64, Arc<Table>> = HashMap::new();
+        for spec in &meta.tables {
+            registry.create(spec.clone(), false)?;
+            let table = registry.get(&spec.name).ok_or_else(|| Error::new(Kind::Generic, "recovered table vanished"))?;
+            by_id.insert(spec.id, table);
+        }
+        let mut recovered = Recovered::default();
+        let newest = *home_disk
+            .numbered(CKPT_PREFIX)?
+            .last()
+            .ok_or_else(|| frame::corrupt(&home_disk.show(&checkpoint::name(1)), "no checkpoint file"))?;
+        let header = checkpoint::load(&home_disk, newest, |id, k, v| {
+            if let Some(t) = by_id.get(&id) {
+                t.index().upsert(k, v);
+                recovered.checkpoint_rows += 1;
+            }
+        })?;
+        let next_log = journal::replay(&log_dir, header.replay_from, |record, file| {
+            for op in redo::decode(record, file)? {
+                match op {
+                    Op::Put { table, key, value } => {
+                        if let Some(t) = by_id.get(&table) {
+                            t.index().upsert(key, value);
+                        }
+                    }
+                    Op::Remove { table, key } => {
+                        if let Some(t) = by_id.get(&table) {
+                            // Absent already: the checkpoint holds a later state of the key.
+                            let _ = t.index().remove(key);
+                        }
+                    }
+                }
+            }
+            recovered.records += 1;
+            Ok(())
+        })?;
+        let journal = if cfg.bool("log.enabled") {
+            std::fs::create_dir_all(log_dir.dir()).map_err(|e| Error::io(format!("{}: mkdir", log_dir.dir().display()), &e))?;
+            let config = JournalConfig { file_max: cfg.int("log.file_max") as u64, remove: cfg.bool("log.remove") };
+            Some(Arc::new(Journal::start(Arc::clone(&log_dir), config, next_log)?))
+        } else {
+            None
+        };
+        let sync_default =
+            SyncDefault { sync: cfg.bool("transaction_sync.enabled") && cfg.str("transaction_sync.method") != "none" };
+        let durable = Durable {
+            home: home_disk,
+            log_dir,
+            _lock: lock,
+            journal,
+            sync_default,
+            meta: Mutex::new(meta),
+            last_checkpoint: Mutex::new(newest),
+            log_floor: next_log,
+            created,
+            closed: AtomicBool::new(false),
+        };
+        Ok((durable, recovered))
+    }
+
+    /// Whether this open created the database.
+    pub fn created(&self) -> bool {
+        self.created
+    }
+
+    /// A session's redo state, when the journal is on.
+    pub fn redo(&self) -> Option<Redo> {
+        self.journal.as_ref().map(|j| Redo::new(Arc::clone(j), self.sync_default))
+    }
+
+    /// Whether commits go to a journal (`log=(enabled=true)`).
+    pub fn has_journal(&self) -> bool {
+        self.journal.is_some()
+    }
+
+    /// The journal's counters (zero without a journal).
+    pub fn journal_stats(&self) -> JournalStats {
+        self.journal.as_ref().map(|j| j.stats()).unwrap_or_default()
+    }
+
+    /// Makes later writes of the home's files fail with `ENOSPC` after `bytes` more bytes
+    /// (`None`: no limit); tests simulate a full disk with it.
+    pub fn limit_writes(&self, bytes: Option<u64>) {
+        self.home.limit_writes(bytes);
+        self.log_dir.limit_writes(bytes);
+    }
+
+    /// `WT_SESSION::create` of a table: durable (in the table list) before it exists.
+    pub fn create_table(&self, registry: &Registry, mut spec: TableSpec, exclusive: bool) -> Result<()> {
+        let mut meta = self.meta.lock();
+        if registry.get(&spec.name).is_some() {
+            return if exclusive { Err(Error::quiet(Kind::Exists)) } else { Ok(()) };
+        }
+        Table::new(spec.clone())?;
+        spec.id = meta.next_id;
+        let mut next = Meta { next_id: meta.next_id + 1, tables: meta.tables.clone() };
+        next.tables.push(spec.clone());
+        next.store(&self.home)?;
+        *meta = next;
+        registry.create(spec, exclusive)
+    }
+
+    /// `WT_SESSION::drop` of a table: gone from the table list once it returns. (If writing the
+    /// list fails the table is dropped in memory but comes back at the next open.)
+    pub fn drop_table(&self, registry: &Registry, name: &str) -> Result<()> {
+        let mut meta = self.meta.lock();
+        registry.drop_table(name)?;
+        let next = Meta { next_id: meta.next_id, tables: meta.tables.iter().filter(|t| t.name != name).cloned().collect() };
+        next.store(&self.home)?;
+        *meta = next;
+        Ok(())
+    }
+
+    /// Writes a checkpoint of every table at the snapshot `snapshot` returns (called once the
+    /// journal has moved to a new file, so that the snapshot covers every transaction in the
+    /// older ones), then removes the previous checkpoint and the journal files it no longer
+    /// needs. Readers and writers keep running.
+    pub fn checkpoint(&self, registry: &Registry, snapshot: impl FnOnce() -> ReadView) -> Result<()> {
+        let mut last = self.last_checkpoint.lock();
+        let replay_from = match &self.journal {
+            Some(j) => j.rotate()?,
+            None => self.log_floor,
+        };
+        let view = snapshot();
+        // Listed after the snapshot: every table with records in older journal files is here.
+        let mut tables: Vec<Arc<Table>> = registry.tables().into_iter().filter(|t| !t.is_dropped()).collect();
+        tables.sort_by_key(|t| t.id());
+        let list: Vec<(u64, &crate::store::Index)> = tables.iter().map(|t| (t.id(), t.index())).collect();
+        let no = *last + 1;
+        checkpoint::write(&self.home, Header { no, replay_from, snapshot_ts: view.ts }, &list, view)?;
+        *last = no;
+        for old in self.home.numbered(CKPT_PREFIX)?.into_iter().filter(|&n| n < no) {
+            self.home.remove(&checkpoint::name(old))?;
+        }
+        match &self.journal {
+            Some(j) => j.remove_before(replay_from),
+            None => {
+                for old in self.log_dir.numbered(LOG_PREFIX)?.into_iter().filter(|&n| n < replay_from) {
+                    self.log_dir.remove(&format!("{LOG_PREFIX}{old}"))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The final checkpoint of a clean close (once; no session is open, so the newest state is
+    /// the snapshot).
+    pub fn close(&self, registry: &Registry) -> Result<()> {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        self.checkpoint(registry, || ReadView::LATEST)
+    }
+
+    /// Skips the final checkpoint, as if the process died here (tests of recovery).
+    pub fn abandon(&self) {
+        self.closed.store(true, Ordering::Release);
+    }
+}
+
+/// Creates a new database's files: an empty first checkpoint, then the table list (written
+/// last: its presence marks a database).
+fn initialize(disk: &Disk) -> Result<Meta> {
+    checkpoint::write(disk, Header { no: 1, replay_from: 1, snapshot_ts: 0 }, &[], ReadView::LATEST)?;
+    let meta = Meta { next_id: 1, tables: Vec::new() };
+    meta.store(disk)?;
+    Ok(meta)
+}

@@ -1,0 +1,412 @@
+//! Durability through the connection and session API: creating and refusing homes, the home
+//! lock, metadata and rows across clean closes and crashes (a connection abandoned without its
+//! final checkpoint), the journal's sync modes, torn tails, corruption, a full disk, group
+//! commit, and checkpoints taken while writers run.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use crate::conn::Connection;
+use crate::error::{Kind, Result};
+use crate::session::{CursorId, Session};
+
+use super::disk::{Disk, HomeLock, LOG_PREFIX};
+
+/// A fresh, empty directory, removed when the test ends.
+struct Home(PathBuf);
+
+impl std::ops::Deref for Home {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Home {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn home() -> Home {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "unlatched-durable-test-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the test home");
+    Home(dir)
+}
+
+fn open(home: &Path, config: &str) -> Result<Connection> {
+    Connection::open(home.to_str(), Some(config))
+}
+
+/// The connection dies without its final checkpoint, as a killed process would.
+fn crash(conn: Connection) {
+    conn.durable().expect("an on-disk database").abandon();
+    drop(conn);
+}
+
+/// A session and a cursor on `table:NAME` (`S` keys and values).
+struct S {
+    s: Session,
+    c: CursorId,
+}
+
+impl S {
+    fn new(conn: &Connection, table: &str) -> S {
+        let mut s = Session::open(conn, conn.slots().claim().expect("a free slot"), None).expect("session");
+        let uri = format!("table:{table}");
+        s.create(conn, &uri, Some("key_format=S,value_format=S")).expect("create");
+        let c = s.open_cursor(conn, &uri, None).expect("cursor").id;
+        S { s, c }
+    }
+
+    fn key(&mut self, k: &str) {
+        self.s.set_key_with(self.c, |_, buf| {
+            buf.extend_from_slice(k.as_bytes());
+            buf.push(0);
+            Ok(())
+        });
+    }
+
+    fn put(&mut self, k: &str, v: &str) -> Result<()> {
+        self.key(k);
+        self.s.set_value_with(self.c, |_, buf| {
+            buf.extend_from_slice(v.as_bytes());
+            buf.push(0);
+            Ok(())
+        });
+        self.s.update(self.c)
+    }
+
+    fn remove(&mut self, k: &str) -> Result<()> {
+        self.key(k);
+        self.s.remove(self.c)
+    }
+
+    fn get(&mut self, k: &str) -> Option<String> {
+        self.key(k);
+        let out = match self.s.search(self.c) {
+            Ok(()) => {
+                let v = self.s.cursor(self.c).value_bytes().expect("a value");
+                Some(String::from_utf8(v[..v.len() - 1].to_vec()).unwrap())
+            }
+            Err(e) if e.kind() == Kind::NotFound => None,
+            Err(e) => panic!("search: {e}"),
+        };
+        self.s.reset_cursor(self.c);
+        out
+    }
+
+    fn txn(&mut self, config: Option<&str>, writes: &[(&str, &str)]) -> Result<()> {
+        self.s.begin_transaction(None)?;
+        for (k, v) in writes {
+            self.put(k, v)?;
+        }
+        self.s.commit_transaction(config)
+    }
+}
+
+impl Drop for S {
+    fn drop(&mut self) {
+        self.s.close();
+    }
+}
+
+fn log_files(dir: &Path) -> Vec<u64> {
+    Disk::new(dir.to_path_buf()).numbered(LOG_PREFIX).unwrap()
+}
+
+#[test]
+fn a_home_without_a_database_needs_create_and_exclusive_refuses_one() {
+    let dir = home();
+    let e = open(&dir, "").err().expect("no database");
+    assert_eq!(e.kind(), Kind::TrySalvage);
+    assert!(e.messages().next().unwrap().contains("WiredTiger.lock"), "{e}");
+    let conn = open(&dir, "create").unwrap();
+    assert!(conn.is_new());
+    drop(conn);
+    let conn = open(&dir, "").unwrap();
+    assert!(!conn.is_new());
+    drop(conn);
+    assert_eq!(open(&dir, "create,exclusive").err().unwrap().kind(), Kind::Exists);
+    // A lock file alone is not a database.
+    let other = home();
+    std::fs::write(other.join("WiredTiger.lock"), b"").unwrap();
+    assert_eq!(open(&other, "").err().unwrap().kind(), Kind::TrySalvage);
+}
+
+#[test]
+fn the_home_lock_is_exclusive() {
+    let dir = home();
+    let disk = Disk::new(dir.to_path_buf());
+    let lock = HomeLock::take(&disk, "h", true).unwrap();
+    // flock conflicts between two open files even in one process.
+    assert_eq!(HomeLock::take(&disk, "h", true).err().unwrap().kind(), Kind::Busy);
+    drop(lock);
+    HomeLock::take(&disk, "h", true).unwrap();
+    let conn = open(&dir, "create").unwrap();
+    assert_eq!(open(&dir, "create").err().unwrap().kind(), Kind::Busy);
+    drop(conn);
+}
+
+#[test]
+fn tables_and_rows_survive_a_clean_close_without_a_journal() {
+    let dir = home();
+    let conn = open(&dir, "create").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        let mut b = S::new(&conn, "b");
+        a.put("k1", "v1").unwrap();
+        a.put("k2", "v2").unwrap();
+        a.remove("k2").unwrap();
+        b.put("x", "y").unwrap();
+    }
+    {
+        let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).unwrap();
+        s.drop_object(&conn, "table:b", None).unwrap();
+        s.create(&conn, "table:c", Some("key_format=q,value_format=Su,columns=(k,a,b)")).unwrap();
+        s.close();
+    }
+    drop(conn);
+    let conn = open(&dir, "").unwrap();
+    assert!(conn.registry().get("b").is_none());
+    let c = conn.registry().get("c").unwrap();
+    assert_eq!((c.spec().key_format.as_str(), c.spec().value_format.as_str()), ("q", "Su"));
+    assert_eq!(c.spec().columns, ["k", "a", "b"]);
+    let mut a = S::new(&conn, "a");
+    assert_eq!(a.get("k1").as_deref(), Some("v1"));
+    assert_eq!(a.get("k2"), None);
+    // A recreated `b` is a new table: the old one's rows do not come back.
+    let mut b = S::new(&conn, "b");
+    assert_eq!(b.get("x"), None);
+}
+
+#[test]
+fn without_a_journal_a_crash_keeps_the_last_checkpoint() {
+    let dir = home();
+    let conn = open(&dir, "create").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        a.put("before", "1").unwrap();
+        a.s.checkpoint(&conn, None).unwrap();
+        a.put("after", "2").unwrap();
+    }
+    crash(conn);
+    let conn = open(&dir, "").unwrap();
+    let mut a = S::new(&conn, "a");
+    assert_eq!(a.get("before").as_deref(), Some("1"));
+    assert_eq!(a.get("after"), None);
+}
+
+#[test]
+fn the_journal_replays_committed_transactions_only() {
+    let dir = home();
+    let conn = open(&dir, "create,log=(enabled=true),transaction_sync=(enabled=true)").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        a.txn(None, &[("t1", "1"), ("shared", "1")]).unwrap();
+        a.put("auto", "x").unwrap();
+        a.remove("auto").unwrap();
+        a.put("auto2", "y").unwrap();
+        a.txn(Some("sync=off"), &[("t2", "2"), ("shared", "2")]).unwrap();
+        a.s.begin_transaction(None).unwrap();
+        a.put("rolled", "back").unwrap();
+        a.s.rollback_transaction(None).unwrap();
+        let mut b = S::new(&conn, "a");
+        b.s.begin_transaction(Some("sync=true")).unwrap();
+        b.put("running", "at crash").unwrap();
+        std::mem::forget(b); // still running when the process dies
+    }
+    let stats = conn.durable().unwrap().journal_stats();
+    assert_eq!(stats.records, 5);
+    assert_eq!(stats.sync_commits, 4, "sync=off skips the sync");
+    let reported = conn.statistics_snapshot(false);
+    assert!(reported.iter().any(|&(id, v)| id == 1482 && v as u64 == stats.syncs), "log: log sync operations");
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    assert_eq!(a.get("t1").as_deref(), Some("1"));
+    assert_eq!(a.get("t2").as_deref(), Some("2"));
+    assert_eq!(a.get("shared").as_deref(), Some("2"));
+    assert_eq!(a.get("auto"), None);
+    assert_eq!(a.get("auto2").as_deref(), Some("y"));
+    assert_eq!(a.get("rolled"), None);
+    assert_eq!(a.get("running"), None);
+}
+
+#[test]
+fn a_checkpoint_removes_journal_files_it_replaces() {
+    let dir = home();
+    let conn = open(&dir, "create,log=(enabled=true,file_max=100KB)").unwrap();
+    let mut a = S::new(&conn, "a");
+    let big = "v".repeat(1000);
+    for i in 0..300 {
+        a.put(&format!("k{i:04}"), &big).unwrap();
+    }
+    assert!(log_files(&dir).len() > 2, "file_max rotates: {:?}", log_files(&dir));
+    a.s.checkpoint(&conn, None).unwrap();
+    assert_eq!(log_files(&dir).len(), 1);
+    a.put("late", "1").unwrap();
+    drop(a);
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    assert_eq!(a.get("k0299").as_deref(), Some(big.as_str()));
+    assert_eq!(a.get("late").as_deref(), Some("1"));
+}
+
+#[test]
+fn a_torn_tail_ends_replay_and_is_cut_off() {
+    let dir = home();
+    let conn = open(&dir, "create,log=(enabled=true)").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        a.put("k1", "1").unwrap();
+        a.put("k2", "2").unwrap();
+    }
+    crash(conn);
+    let last = dir.join(format!("{LOG_PREFIX}{}", log_files(&dir).last().unwrap()));
+    let len = std::fs::metadata(&last).unwrap().len();
+    // The last record loses its final byte: a write cut short by the crash.
+    std::fs::OpenOptions::new().write(true).open(&last).unwrap().set_len(len - 1).unwrap();
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        assert_eq!(a.get("k1").as_deref(), Some("1"));
+        assert_eq!(a.get("k2"), None);
+        a.put("k3", "3").unwrap();
+    }
+    crash(conn);
+    // The cut file is no longer last; it was truncated to its whole frames, so this works.
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    assert_eq!(a.get("k3").as_deref(), Some("3"));
+}
+
+#[test]
+fn damaged_files_are_errors_naming_the_file() {
+    let dir = home();
+    let conn = open(&dir, "create,log=(enabled=true)").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        a.put("k", "v").unwrap();
+    }
+    drop(conn);
+    let ckpt = Disk::new(dir.to_path_buf()).numbered(super::disk::CKPT_PREFIX).unwrap();
+    let ckpt = dir.join(super::checkpoint::name(*ckpt.last().unwrap()));
+    let good = std::fs::read(&ckpt).unwrap();
+    for at in [3, 20, good.len() / 2, good.len() - 1] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x40;
+        std::fs::write(&ckpt, &bad).unwrap();
+        let e = open(&dir, "").err().expect("corrupt checkpoint");
+        assert_eq!(e.kind(), Kind::TrySalvage, "flip at {at}: {e}");
+        assert!(e.messages().next().unwrap().contains(ckpt.to_str().unwrap()), "{e}");
+    }
+    std::fs::write(&ckpt, &good[..good.len() - 3]).unwrap();
+    assert_eq!(open(&dir, "").err().unwrap().kind(), Kind::TrySalvage);
+    std::fs::write(&ckpt, &good).unwrap();
+    open(&dir, "").unwrap();
+    let meta = dir.join(super::disk::META_FILE);
+    let mut bytes = std::fs::read(&meta).unwrap();
+    bytes[10] ^= 1;
+    std::fs::write(&meta, &bytes).unwrap();
+    let e = open(&dir, "").err().unwrap();
+    assert_eq!(e.kind(), Kind::TrySalvage);
+    assert!(e.messages().next().unwrap().contains("unlatched.meta"), "{e}");
+}
+
+#[test]
+fn a_full_disk_fails_the_commit_and_loses_nothing_committed() {
+    let dir = home();
+    let conn = open(&dir, "create,log=(enabled=true),transaction_sync=(enabled=true)").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        a.txn(None, &[("k1", "1")]).unwrap();
+        conn.durable().unwrap().limit_writes(Some(0));
+        let e = a.txn(None, &[("k2", "2"), ("k1", "changed")]).unwrap_err();
+        assert_eq!(e.kind(), Kind::Os(libc::ENOSPC), "{e}");
+        let e = a.put("k3", "3").unwrap_err();
+        assert_eq!(e.kind(), Kind::Os(libc::ENOSPC));
+        assert_eq!(a.get("k1").as_deref(), Some("1"));
+        assert_eq!((a.get("k2"), a.get("k3")), (None, None));
+        assert_eq!(a.s.checkpoint(&conn, None).unwrap_err().kind(), Kind::Os(libc::ENOSPC));
+        conn.durable().unwrap().limit_writes(None);
+        a.txn(None, &[("k4", "4")]).unwrap();
+    }
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    assert_eq!(a.get("k1").as_deref(), Some("1"));
+    assert_eq!(a.get("k4").as_deref(), Some("4"));
+    assert_eq!((a.get("k2"), a.get("k3")), (None, None));
+}
+
+#[test]
+fn concurrent_committers_share_syncs_and_checkpoints_run_beside_them() {
+    let dir = home();
+    let conn = Arc::new(open(&dir, "create,log=(enabled=true),transaction_sync=(enabled=true)").unwrap());
+    drop(S::new(&conn, "a"));
+    let stop = Arc::new(AtomicBool::new(false));
+    let acked: Vec<Arc<AtomicU64>> = (0..3).map(|_| Arc::new(AtomicU64::new(0))).collect();
+    let writers: Vec<_> = (0..3)
+        .map(|w| {
+            let (conn, stop, acked) = (Arc::clone(&conn), Arc::clone(&stop), Arc::clone(&acked[w]));
+            std::thread::spawn(move || {
+                let mut a = S::new(&conn, "a");
+                let mut i = 0u64;
+                while !stop.load(Ordering::Relaxed) || i < 50 {
+                    i += 1;
+                    // Two keys per transaction, with one value: recovery must never split them.
+                    let v = i.to_string();
+                    a.txn(None, &[(&format!("w{w}x{i}"), &v), (&format!("w{w}y"), &v)]).unwrap();
+                    acked.store(i, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).unwrap();
+    for _ in 0..5 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        s.checkpoint(&conn, None).unwrap();
+    }
+    s.close();
+    drop(s);
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    let stats = conn.durable().unwrap().journal_stats();
+    eprintln!("group commit: {} commits, {} syncs", stats.sync_commits, stats.syncs);
+    assert!(stats.syncs <= stats.sync_commits + 5, "{stats:?}");
+    let conn = Arc::into_inner(conn).expect("the writers are gone");
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    for (w, acked) in acked.iter().enumerate() {
+        let n = acked.load(Ordering::Relaxed);
+        assert_eq!(a.get(&format!("w{w}y")), Some(n.to_string()), "writer {w}");
+        for i in 1..=n {
+            assert_eq!(a.get(&format!("w{w}x{i}")), Some(i.to_string()), "writer {w} txn {i}");
+        }
+    }
+}
+
+#[test]
+fn in_memory_databases_write_nothing() {
+    let dir = home();
+    let conn = open(&dir, "create,in_memory=true").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        a.put("k", "v").unwrap();
+        assert_eq!(a.s.checkpoint(&conn, None).unwrap_err().kind(), Kind::NotSupported);
+    }
+    drop(conn);
+    assert_eq!(std::fs::read_dir(&*dir).unwrap().count(), 0);
+}
