@@ -229,6 +229,36 @@ fn session_churn_runs_each_mode() {
 }
 
 #[test]
+fn durable_runs_each_mode_in_its_own_directory() {
+    let dir = common::scratch("bench-suite-durable");
+    let durable = build(&dir, "bench-c/durable.c", true);
+    for args in [&["-m", "scan"][..], &["-S", "maybe"], &["-k", "later"], &["-t", "0"]] {
+        let out = run(&durable, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains("usage: "), "{args:?}: {}", text(&out.stderr));
+    }
+    let parent = dir.to_str().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (&["-m", "insert", "-S", "off", "-t", "2"], "syncs_per_commit"),
+        (&["-m", "insert", "-S", "on"], "syncs_per_commit"),
+        (&["-m", "reopen", "-k", "clean", "-n", "2000"], "reopen_us"),
+        (&["-m", "reopen", "-k", "crash", "-n", "2000"], "reopen_us"),
+        (&["-m", "ckptread", "-n", "2000"], "ratio"),
+    ];
+    for (args, key) in cases {
+        let mut all = args.to_vec();
+        all.extend(["-s", "0.1", "-w", "0", "-d", parent]);
+        let out = run(&durable, &all);
+        let line = text(&out.stdout);
+        assert!(out.status.success(), "{args:?}: {line}{}", text(&out.stderr));
+        assert!(field(&line, key).parse::<f64>().is_ok(), "{args:?}: {line}");
+    }
+    // Each run removed its database directory.
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
+    assert!(left.iter().all(|n| !n.starts_with("bench-durable-")), "{left:?}");
+}
+
+#[test]
 fn runner_refuses_bad_settings_before_building() {
     let runner = common::root().join("bench-c/run");
     let cases: [(&str, &str, &str); 4] = [

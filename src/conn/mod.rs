@@ -18,13 +18,14 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::config::{self, Method};
+use crate::durable::background::{CheckpointConfig, Checkpointer};
 use crate::durable::Durable;
 use crate::error::{Error, Kind, Result};
 use crate::schema::{Registry, TableSpec};
 use crate::stats::counters::SlotStats;
 use crate::stats::log::{Dump, DumpSource, StatsLogConfig, StatsLogger};
 use crate::stats::Family;
-use crate::txn::TxnShared;
+use crate::txn::{Isolation, Txn, TxnShared};
 
 /// "log: log sync operations" (`WT_STAT_CONN_LOG_SYNC`): syncs of the journal.
 const CONN_LOG_SYNC: i32 = 1482;
@@ -82,7 +83,9 @@ pub struct Connection {
     /// Commit clock, the sessions' published snapshots, reclamation left by closed sessions.
     txn: Arc<TxnShared>,
     /// Files, journal and checkpoints of an on-disk database (`None` in memory).
-    durable: Option<Durable>,
+    durable: Option<Arc<Durable>>,
+    /// The `checkpoint=(…)` settings and the background checkpoint thread.
+    checkpointer: Mutex<(CheckpointConfig, Option<Checkpointer>)>,
 }
 
 impl Connection {
@@ -105,12 +108,12 @@ impl Connection {
         let durable = if settings.in_memory {
             None
         } else {
-            Some(Durable::open(home_str, &cfg, &registry)?.0)
+            Some(Arc::new(Durable::open(home_str, &cfg, &registry)?.0))
         };
         let conn = Connection {
             _home_claim: home_claim,
             home: CString::new(home_str).map_err(|_| Error::invalid("home contains a NUL byte"))?,
-            is_new: durable.as_ref().is_none_or(Durable::created),
+            is_new: durable.as_deref().is_none_or(Durable::created),
             error_prefix: RwLock::new(cfg.str("error_prefix").to_string()),
             settings,
             registry,
@@ -120,8 +123,10 @@ impl Connection {
             stats_log: Mutex::new((StatsLogConfig::default(), None)),
             txn: Arc::new(TxnShared::new(capacity)),
             durable,
+            checkpointer: Mutex::new((CheckpointConfig::default(), None)),
         };
         conn.start_stats_log(stats_log)?;
+        conn.configure_checkpoints(CheckpointConfig::from_config(&cfg, None))?;
         Ok(conn)
     }
 
@@ -143,6 +148,45 @@ impl Connection {
         Ok(())
     }
 
+    /// Applies `checkpoint=(…)` settings: stops the background checkpoint thread that ran
+    /// before (letting a checkpoint under way finish) and starts one if `config` asks for it.
+    /// In memory there are no checkpoints and no thread (the reference's rule). Tests give a
+    /// `wait` shorter than a second.
+    pub(crate) fn configure_checkpoints(&self, config: CheckpointConfig) -> Result<()> {
+        let mut ckpt = self.checkpointer.lock();
+        self.stop_checkpointer(ckpt.1.take());
+        ckpt.0 = config;
+        let Some(durable) = self.durable.as_ref().filter(|d| config.runs(d.has_journal())) else {
+            return Ok(());
+        };
+        // Its own slot, so that its snapshot is pinned against reclamation like a session's.
+        let slot = self.slots.claim()?;
+        let txn = Txn::new(Arc::clone(&self.txn), slot, Isolation::Snapshot, Arc::clone(&self.slot_stats));
+        match Checkpointer::start(config, Arc::clone(durable), Arc::clone(&self.registry), (txn, slot)) {
+            Ok(c) => ckpt.1 = Some(c),
+            Err(e) => {
+                self.slots.release(slot);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops a background checkpoint thread and frees its slot. The error of its last
+    /// checkpoint is dropped: the next checkpoint (at the latest, close's) reports its own.
+    fn stop_checkpointer(&self, checkpointer: Option<Checkpointer>) {
+        if let Some(c) = checkpointer {
+            let slot = c.slot();
+            let _ = c.stop();
+            self.slots.release(slot);
+        }
+    }
+
+    /// Whether a background checkpoint thread runs.
+    pub fn checkpointer_running(&self) -> bool {
+        self.checkpointer.lock().1.is_some()
+    }
+
     /// The home directory as given ("." for NULL).
     pub fn home(&self) -> &CString {
         &self.home
@@ -150,7 +194,7 @@ impl Connection {
 
     /// The durability state of an on-disk database (`None` in memory).
     pub fn durable(&self) -> Option<&Durable> {
-        self.durable.as_ref()
+        self.durable.as_deref()
     }
 
     /// Creates a table (`WT_SESSION::create`), durably in an on-disk database.
@@ -169,10 +213,11 @@ impl Connection {
         }
     }
 
-    /// The end of a clean close (every session closed): the statistics log stops and an
-    /// on-disk database takes its final checkpoint.
+    /// The end of a clean close (every session closed): the statistics log and the background
+    /// checkpoint thread stop, and an on-disk database takes its final checkpoint.
     pub fn close(&self) -> Result<()> {
         self.close_stats_log();
+        self.stop_checkpointer(self.checkpointer.lock().1.take());
         match &self.durable {
             Some(d) => d.close(&self.registry),
             None => Ok(()),
@@ -246,6 +291,10 @@ impl Connection {
         }
         if cfg.is_set("cache_size") {
             self.statistics.set_cache_size(cfg.int("cache_size"));
+        }
+        if cfg.is_set("checkpoint") {
+            let previous = self.checkpointer.lock().0;
+            self.configure_checkpoints(CheckpointConfig::from_config(&cfg, Some(previous)))?;
         }
         if cfg.is_set("statistics_log") {
             let previous = self.stats_log.lock().0.clone();

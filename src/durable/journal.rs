@@ -103,7 +103,20 @@ struct State {
     gen: usize,
     in_flight: [u64; 2],
     stats: JournalStats,
+    /// `checkpoint=(log_size)`: called once `stats.bytes` reaches `next`, which then moves on
+    /// by `every`.
+    trigger: Option<BytesTrigger>,
 }
+
+/// A wake-up of the background checkpointer after every so many bytes written.
+struct BytesTrigger {
+    every: u64,
+    next: u64,
+    wake: Wakeup,
+}
+
+/// What [`Journal::wake_every`] calls.
+pub type Wakeup = Arc<dyn Fn() + Send + Sync>;
 
 /// The connection's journal.
 pub struct Journal {
@@ -146,6 +159,7 @@ impl Journal {
                 gen: 0,
                 in_flight: [0; 2],
                 stats: JournalStats::default(),
+                trigger: None,
             }),
             flushed: Condvar::new(),
             drained: Condvar::new(),
@@ -156,6 +170,19 @@ impl Journal {
     /// The counters.
     pub fn stats(&self) -> JournalStats {
         self.state.lock().stats
+    }
+
+    /// `log=(file_max)`.
+    pub fn file_max(&self) -> u64 {
+        self.config.file_max
+    }
+
+    /// Calls `wake` each time `bytes` more bytes have been written, from now on (`None`: stop).
+    /// It runs on a flush leader with the journal's mutex held, so it must only signal.
+    pub fn wake_every(&self, bytes: u64, wake: Option<Wakeup>) {
+        let mut st = self.state.lock();
+        let next = st.stats.bytes + bytes;
+        st.trigger = wake.map(|wake| BytesTrigger { every: bytes.max(1), next, wake });
     }
 
     /// Writes `record` (one transaction) and returns once it is written, and synced if `sync`.
@@ -236,6 +263,11 @@ impl Journal {
         st.flushing = false;
         st.stats.writes += u64::from(!batch.is_empty());
         st.stats.bytes += batch.len() as u64;
+        let bytes = st.stats.bytes;
+        if let Some(t) = st.trigger.as_mut().filter(|t| bytes >= t.next) {
+            t.next = bytes + t.every;
+            (t.wake)();
+        }
         let mut rotated = None;
         match outcome {
             Flush::Done { synced, next } => {

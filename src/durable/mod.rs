@@ -8,6 +8,9 @@
 //!   plus the journal file recovery replays from. Only the newest is kept.
 //! - `unlatched.log.N`: the journal ([`journal`]), one record per committed transaction.
 //!
+//! Checkpoints are taken by `WT_SESSION::checkpoint`, at a clean close, and by the background
+//! thread of `checkpoint=(wait,log_size)` ([`background`]).
+//!
 //! Every record of every file is a checksummed frame ([`frame`]) and every file starts with a
 //! header frame carrying its kind and layout version.
 //!
@@ -16,6 +19,7 @@
 //! the checkpoint names, in order; a torn tail ends the replay. Recovered rows are written as
 //! committed-before-everything versions (timestamps restart with each connection).
 
+pub mod background;
 pub mod checkpoint;
 pub mod disk;
 pub mod frame;
@@ -37,10 +41,11 @@ use crate::config::Config;
 use crate::error::{Error, Kind, Result};
 use crate::schema::{Registry, Table, TableSpec};
 use crate::store::ReadView;
+use crate::txn::Txn;
 
 use checkpoint::Header;
 use disk::{Disk, HomeLock, CKPT_PREFIX, LOG_PREFIX};
-use journal::{Journal, JournalConfig, JournalStats};
+use journal::{Journal, JournalConfig, JournalStats, Wakeup};
 use meta::Meta;
 use redo::{Op, Redo, SyncDefault};
 
@@ -233,6 +238,23 @@ impl Durable {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// A checkpoint at a fresh snapshot of `txn` (a session's, or the background thread's),
+    /// pinned in its slot while the checkpoint writes.
+    pub fn checkpoint_in(&self, registry: &Registry, txn: &mut Txn) -> Result<()> {
+        txn.reset_snapshot()?;
+        let out = self.checkpoint(registry, || txn.read_view());
+        txn.reset_snapshot()?;
+        out
+    }
+
+    /// Has `wake` called each time the journal has written `bytes` more bytes, rounded up to
+    /// `log=(file_max)` as the reference does (`None`, or no journal: never).
+    pub fn wake_on_journal_bytes(&self, bytes: u64, wake: Option<Wakeup>) {
+        if let Some(j) = &self.journal {
+            j.wake_every(bytes.max(j.file_max()), wake);
         }
     }
 

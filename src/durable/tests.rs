@@ -6,11 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::conn::Connection;
 use crate::error::{Kind, Result};
 use crate::session::{CursorId, Session};
 
+use super::background::CheckpointConfig;
 use super::disk::{Disk, HomeLock, LOG_PREFIX};
 
 /// A fresh, empty directory, removed when the test ends.
@@ -409,4 +411,99 @@ fn in_memory_databases_write_nothing() {
     }
     drop(conn);
     assert_eq!(std::fs::read_dir(&*dir).unwrap().count(), 0);
+}
+
+/// The newest checkpoint file's number in `dir`.
+fn newest_checkpoint(dir: &Path) -> u64 {
+    *Disk::new(dir.to_path_buf()).numbered(super::disk::CKPT_PREFIX).unwrap().last().expect("a checkpoint")
+}
+
+/// Waits (at most 20 s) until the newest checkpoint's number reaches `no`.
+fn wait_for_checkpoint(dir: &Path, no: u64) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while newest_checkpoint(dir) < no {
+        assert!(Instant::now() < deadline, "no checkpoint {no} (newest {})", newest_checkpoint(dir));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn background_checkpoints_run_every_wait_and_survive_a_crash() {
+    let dir = home();
+    let conn = open(&dir, "create").unwrap();
+    conn.configure_checkpoints(CheckpointConfig { wait: Duration::from_millis(20), log_size: 0 }).unwrap();
+    assert!(conn.checkpointer_running());
+    {
+        let mut a = S::new(&conn, "a");
+        for i in 0..100 {
+            a.put(&format!("k{i}"), &i.to_string()).unwrap();
+        }
+        a.remove("k7").unwrap();
+    }
+    // The next checkpoint but one started after the writes (the next may have been under way).
+    wait_for_checkpoint(&dir, newest_checkpoint(&dir) + 2);
+    // Without a journal only a checkpoint keeps rows across a crash.
+    crash(conn);
+    let conn = open(&dir, "").unwrap();
+    assert!(!conn.checkpointer_running());
+    let mut a = S::new(&conn, "a");
+    for i in 0..100 {
+        assert_eq!(a.get(&format!("k{i}")), (i != 7).then(|| i.to_string()), "k{i}");
+    }
+}
+
+#[test]
+fn close_stops_the_checkpoint_thread_promptly_then_checkpoints() {
+    let dir = home();
+    let conn = open(&dir, "create,checkpoint=(wait=3600)").unwrap();
+    assert!(conn.checkpointer_running());
+    S::new(&conn, "a").put("k", "v").unwrap();
+    let started = Instant::now();
+    drop(conn);
+    assert!(started.elapsed() < Duration::from_secs(5), "close took {:?}", started.elapsed());
+    let conn = open(&dir, "").unwrap();
+    assert_eq!(S::new(&conn, "a").get("k").as_deref(), Some("v"));
+}
+
+#[test]
+fn reconfigure_starts_changes_and_stops_the_checkpoint_thread() {
+    let dir = home();
+    let conn = open(&dir, "create").unwrap();
+    assert!(!conn.checkpointer_running());
+    conn.reconfigure(Some("checkpoint=(wait=100)")).unwrap();
+    assert!(conn.checkpointer_running());
+    // log_size without a journal changes nothing; the wait set before stands.
+    conn.reconfigure(Some("checkpoint=(log_size=1MB)")).unwrap();
+    assert!(conn.checkpointer_running());
+    conn.reconfigure(Some("checkpoint=(wait=0)")).unwrap();
+    assert!(!conn.checkpointer_running(), "log_size alone needs the journal");
+    assert!(conn.reconfigure(Some("checkpoint=(wait=-1)")).is_err());
+    // Each restart gave its slot back: as many sessions as before can open.
+    for _ in 0..200 {
+        conn.reconfigure(Some("checkpoint=(wait=100)")).unwrap();
+    }
+    assert!(conn.checkpointer_running());
+    drop(conn);
+    let conn = open(&dir, "create,in_memory=true,checkpoint=(wait=1)").unwrap();
+    assert!(!conn.checkpointer_running(), "no checkpoints in memory");
+}
+
+#[test]
+fn background_checkpoints_follow_the_journal_size() {
+    let dir = home();
+    // log_size is rounded up to file_max (100KB, its minimum).
+    let conn = open(&dir, "create,log=(enabled=true,file_max=100KB),checkpoint=(log_size=1KB)").unwrap();
+    assert!(conn.checkpointer_running());
+    let first = newest_checkpoint(&dir);
+    let value = "v".repeat(1000);
+    let mut a = S::new(&conn, "a");
+    for i in 0..90 {
+        a.put(&format!("k{i}"), &value).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(newest_checkpoint(&dir), first, "fewer than 100KB journalled");
+    for i in 90..250 {
+        a.put(&format!("k{i}"), &value).unwrap();
+    }
+    wait_for_checkpoint(&dir, first + 1);
 }

@@ -145,12 +145,7 @@ impl Session {
         let Some(durable) = conn.durable() else {
             return Err(Error::unsupported("not supported for in-memory configurations"));
         };
-        // A fresh snapshot, pinned in the session's record while the checkpoint writes.
-        self.txn.reset_snapshot()?;
-        let txn = &mut self.txn;
-        let out = durable.checkpoint(conn.registry(), || txn.read_view());
-        self.txn.reset_snapshot()?;
-        out
+        durable.checkpoint_in(conn.registry(), &mut self.txn)
     }
 
     /// The session's handle of table `name`, looked up in the registry on first use.
