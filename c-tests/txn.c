@@ -392,7 +392,8 @@ test_concurrent_committer(WT_CONNECTION *conn)
     tconn = conn;
     committer_stop = 0;
     CHECK(pthread_create(&tid, NULL, committer, NULL) == 0);
-    for (i = 0; i < 2000; i++) {
+    /* 2000 rounds, and on until the committer has been seen (a loaded machine may not run it). */
+    for (i = 0; i < 2000 || (changed == 0 && i < 2000000); i++) {
         /* snapshot: both keys agree, and nothing changes inside the transaction. */
         OK(s->begin_transaction(s, NULL));
         r1 = get(c, "a", &a);

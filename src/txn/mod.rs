@@ -38,9 +38,8 @@
 //! snapshot (`pins` explains the two-load publication that makes this race-free). Behind the
 //! first version committed at or before it (the *base*), nothing is visible to anyone, and
 //! `crate::store::Slot::prune` cuts it (freed through the epoch scheme, so a reader still
-//! walking it is safe). Each session computes the horizon itself, amortised (when its queue of
-//! committed versions has grown to twice what the last pass left, at least 64), and prunes the
-//! slots it wrote: writers pay for reclamation in proportion to their writes, readers never do,
+//! walking it is safe). Each session computes the horizon itself, amortised (each time it has
+//! queued 128 more committed versions than the last pass left), and prunes the slots it wrote: writers pay for reclamation in proportion to their writes, readers never do,
 //! and no lock is taken. A closing session hands its queue to the connection (`orphans`), which
 //! the next session to reclaim adopts.
 

@@ -20,8 +20,8 @@ use super::{Isolation, TxnShared};
 
 /// `read_ts` when the session reads at no snapshot.
 const NO_SNAPSHOT: u64 = u64::MAX;
-/// Fewest queued versions that make a session recompute the reclamation horizon.
-const MIN_SCAN_AT: usize = 64;
+/// Versions a session queues between two computations of the reclamation horizon.
+const RESCAN_EVERY: usize = 128;
 /// The reason a conflict gives (`WT_SESSION::get_rollback_reason`, failed commits).
 pub const CONFLICT_REASON: &str = "conflict between concurrent operations";
 
@@ -109,7 +109,7 @@ impl Txn {
             search_ready: false,
             logs: Logs::default(),
             oldest: 0,
-            scan_at: MIN_SCAN_AT,
+            scan_at: RESCAN_EVERY,
             rollback_reason: None,
             counters,
             redo: None,
@@ -508,9 +508,11 @@ impl Txn {
 
     // ----- reclamation ---------------------------------------------------------------------
 
-    /// Prunes what the session's queue allows. The horizon is recomputed (O(sessions)) only
-    /// when the queue has grown to twice what the last such pass left (at least
-    /// [`MIN_SCAN_AT`]); in between, entries the cached horizon already covers go.
+    /// Prunes what the session's queue allows. The horizon is recomputed (O(sessions)) once
+    /// the session has queued [`RESCAN_EVERY`] more versions than the last such pass left, so
+    /// it costs O(sessions / 128) per write, and history that an ended snapshot held back goes
+    /// within that many writes; in between, entries the cached horizon already covers go (a
+    /// pass that finds nothing due looks at one entry per table).
     fn reclaim(&mut self) {
         if self.logs.queued() == 0 {
             return;
@@ -518,7 +520,7 @@ impl Txn {
         if self.logs.queued() >= self.scan_at {
             self.refresh_oldest();
             let left = self.logs.reclaim(self.oldest);
-            self.scan_at = (2 * left).max(MIN_SCAN_AT);
+            self.scan_at = left + RESCAN_EVERY;
         } else {
             self.logs.reclaim(self.oldest);
         }

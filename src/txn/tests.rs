@@ -330,16 +330,20 @@ fn auto_commit_write_waits_for_the_running_writer() {
     a.put("k", "v0").unwrap();
     a.begin(None);
     a.put("k", "txn").unwrap();
-    let done = Arc::new(AtomicBool::new(false));
+    let (attempting, done) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
     let writer = {
-        let (conn, done) = (Arc::clone(&conn), Arc::clone(&done));
+        let (conn, attempting, done) = (Arc::clone(&conn), Arc::clone(&attempting), Arc::clone(&done));
         std::thread::spawn(move || {
             let mut b = S::new(&conn);
+            attempting.store(true, Ordering::SeqCst);
             b.put("k", "auto").unwrap();
             done.store(true, Ordering::SeqCst);
             b.s.txn_stats().autocommit_update_retry
         })
     };
+    while !attempting.load(Ordering::SeqCst) {
+        std::thread::yield_now();
+    }
     std::thread::sleep(Duration::from_millis(50));
     assert!(!done.load(Ordering::SeqCst), "the auto-commit write waits for the running transaction");
     a.commit().unwrap();
