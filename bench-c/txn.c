@@ -56,22 +56,6 @@ rss_mib(void)
     return resident < 0 ? -1 : (double)resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
 }
 
-static void
-load(WT_SESSION *s, const char *uri, uint64_t n)
-{
-    WT_CURSOR *c;
-    uint64_t k;
-
-    DIE(s->create(s, uri, "key_format=Q,value_format=Q"));
-    DIE(s->open_cursor(s, uri, NULL, NULL, &c));
-    for (k = 0; k < n; k++) {
-        c->set_key(c, k);
-        c->set_value(c, k * 3);
-        DIE(c->insert(c));
-    }
-    DIE(c->close(c));
-}
-
 /* -m cursor: open, search, close, all inside one snapshot transaction. */
 static void *
 run_cursor(void *arg)
@@ -229,14 +213,14 @@ main(int argc, char **argv)
     DIE(conn->open_session(conn, NULL, NULL, &s));
     if (strcmp(mode, "cursor") == 0) {
         if (shared_table)
-            load(s, "table:bench", rows);
+            load_table(s, "table:bench", rows);
         else
             for (i = 0; i < threads; i++) {
                 snprintf(uri, sizeof(uri), "table:bench%d", i);
-                load(s, uri, rows);
+                load_table(s, uri, rows);
             }
     } else
-        load(s, "table:bench", storm ? rows : 0);
+        load_table(s, "table:bench", storm ? rows : 0);
 
     workers = calloc((size_t)threads, sizeof(worker));
     for (i = 0; i < threads; i++) {
