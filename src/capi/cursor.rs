@@ -144,6 +144,23 @@ unsafe extern "C" fn reconfigure(cursor: *mut WT_CURSOR, config: *const c_char) 
 }
 
 unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
+    // The common case: parked in the cache with nothing else to do (a panic is WT_PANIC).
+    let quick = guard("WT_CURSOR.close", Some(code::WT_PANIC), || {
+        // SAFETY: C calls this slot with its own open cursor (or NULL, refused below).
+        let (s, id) = unsafe { CursorHandle::parts(cursor) }?;
+        s.core.close_cursor_quick(id).then_some(0)
+    });
+    if let Some(rc) = quick {
+        return rc;
+    }
+    // SAFETY: as above.
+    unsafe { close_slow(cursor) }
+}
+
+/// `close` when parking in the cache is not all there is to do (not cacheable, not caching, a
+/// sweep due, closed twice, NULL).
+#[inline(never)]
+unsafe fn close_slow(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
         call(cursor, "WT_CURSOR.close", |s, id| {

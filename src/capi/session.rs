@@ -135,6 +135,20 @@ unsafe extern "C" fn open_cursor(
             return 0;
         }
     }
+    // SAFETY: as this function's.
+    unsafe { open_cursor_slow(session, uri, to_dup, config, cursorp) }
+}
+
+/// `open_cursor` when the cursor cache cannot serve it: out of line, so that the cached path
+/// carries none of its frame.
+#[inline(never)]
+unsafe fn open_cursor_slow(
+    session: *mut WT_SESSION,
+    uri: *const c_char,
+    to_dup: *mut WT_CURSOR,
+    config: *const c_char,
+    cursorp: *mut *mut WT_CURSOR,
+) -> c_int {
     // SAFETY: the application's live session, strings, cursor and out-pointer (checked).
     unsafe {
         call(session, "WT_SESSION.open_cursor", |s| {
@@ -197,7 +211,7 @@ unsafe extern "C" fn open_cursor(
 ///
 /// # Safety
 /// The application's live session (or NULL) and NUL-terminated URI (or NULL).
-#[inline]
+#[inline(always)]
 unsafe fn open_cached(
     session: *mut WT_SESSION,
     uri: *const c_char,
@@ -216,7 +230,10 @@ unsafe fn open_cached(
         free_stale(s);
         // SAFETY: the cursor's own handle, kept while it was parked.
         let handle = unsafe { &mut *s.cursor_handle(id) };
-        handle.refit(s.core.cursor(id));
+        // The default configuration is not raw: only a handle parked raw needs refitting.
+        if handle.raw {
+            handle.fit(s.core.cursor(id));
+        }
         Some(std::ptr::from_mut(&mut handle.iface))
     })
 }

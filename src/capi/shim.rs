@@ -124,21 +124,53 @@ impl<'a> ArgSink<'a> for OutArgs<'_> {
     }
 }
 
+/// The common `set_key` / `set_value`: a key or value format of one integer field, encoded
+/// straight into the cursor. False (nothing done) when the call needs [`set_item`].
+///
+/// # Safety
+/// As `set_item`.
+#[inline(always)]
+unsafe fn set_int_quick(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) -> bool {
+    // SAFETY: the shim passes the application's cursor handle.
+    let Some((session, id, Some(kind))) = (unsafe { CursorHandle::parts_int(cursor, key) }) else { return false };
+    // SAFETY: a non-NULL `args` holds the plan's one entry.
+    let Some(a) = (unsafe { args.as_ref() }) else { return false };
+    if key {
+        session.core.set_key_int(id, kind, a.u);
+    } else {
+        session.core.set_value_int(id, kind, a.u);
+    }
+    true
+}
+
+/// The common `get_key` / `get_value`: one integer field decoded into the shim's one entry.
+/// `None` (nothing done) when the call needs [`get_item`] (other formats, nothing set, errors).
+///
+/// # Safety
+/// As `get_item`.
+#[inline(always)]
+unsafe fn get_int_quick(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool) -> Option<c_int> {
+    // SAFETY: the shim passes the application's cursor handle.
+    // (`statistics:` cursors have no integer fast path: their id names no session cursor.)
+    let (session, id, Some(kind)) = (unsafe { CursorHandle::parts_int(cursor, key) })? else { return None };
+    if out.is_null() || n != 1 {
+        return None;
+    }
+    let cursor = session.core.cursor(id);
+    let v = if key { cursor.key_int(kind) } else { cursor.value_int(kind) }?;
+    // SAFETY: the shim passes an array of `n` (here 1) entries.
+    unsafe { (*out).u = v };
+    Some(0)
+}
+
+/// `set_key` / `set_value` in general (the shim's arguments packed with the format).
+#[inline(never)]
 unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
     let api = if key { "WT_CURSOR.set_key" } else { "WT_CURSOR.set_value" };
     guard(api, (), || {
         // SAFETY: the shim passes the application's cursor handle.
-        let Some((session, id, int)) = (unsafe { CursorHandle::parts_int(cursor, key) }) else { return };
-        // A single integer, the common case, goes straight to the cursor.
-        // SAFETY: a non-NULL `args` holds the plan's one entry.
-        if let (Some(kind), Some(a)) = (int, unsafe { args.as_ref() }) {
-            if key {
-                session.core.set_key_int(id, kind, a.u);
-            } else {
-                session.core.set_value_int(id, kind, a.u);
-            }
-            return;
-        }
+        // (A single integer, the common case, went straight to the cursor: `set_int_quick`.)
+        let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return };
         let pack = |fmt: &Format, buf: &mut Vec<u8>| {
             // SAFETY: `args` comes from `ul_collect` with this cursor's plan, which is `fmt`'s.
             unsafe { pack_args(fmt, args, buf) }
@@ -160,21 +192,15 @@ unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
     })
 }
 
+/// `get_key` / `get_value` in general (unpacked into the shim's array).
+#[inline(never)]
 unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool) -> c_int {
     let api = if key { "WT_CURSOR.get_key" } else { "WT_CURSOR.get_value" };
     guard(api, code::WT_PANIC, || {
         // SAFETY: the shim passes the application's cursor handle.
-        let Some((session, id, int)) = (unsafe { CursorHandle::parts_int(cursor, key) }) else { return code::EINVAL };
-        // A single integer, the common case, decodes straight into the shim's one entry.
-        if let (Some(kind), false, 1) = (int, out.is_null(), n) {
-            let cursor = session.core.cursor(id);
-            let v = if key { cursor.key_int(kind) } else { cursor.value_int(kind) };
-            if let Some(v) = v {
-                // SAFETY: the shim passes an array of `n` (here 1) entries.
-                unsafe { (*out).u = v };
-                return 0;
-            }
-        }
+        // (A single integer that decodes, the common case, went straight into the shim's one
+        // entry: `get_int_quick`.)
+        let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return code::EINVAL };
         // SAFETY: the shim passes the application's cursor handle; only read here.
         let (bytes, fmt) = match unsafe { (*cursor.cast::<CursorHandle>()).stats.as_deref() } {
             Some(stats) if key => (stats.view().key_bytes(), stats.view().api_key_format()),
@@ -211,26 +237,40 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
 pub unsafe extern "C" fn __unlatched_cursor_set_key(cursor: *mut WT_CURSOR, args: *const UlArg, n: size_t) {
     let _ = n;
     // SAFETY: called by the shim with the cursor's own plan.
-    unsafe { set_item(cursor, args, true) }
+    if !guard("WT_CURSOR.set_key", true, || unsafe { set_int_quick(cursor, args, true) }) {
+        // SAFETY: as above.
+        unsafe { set_item(cursor, args, true) }
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __unlatched_cursor_set_value(cursor: *mut WT_CURSOR, args: *const UlArg, n: size_t) {
     let _ = n;
     // SAFETY: called by the shim with the cursor's own plan.
-    unsafe { set_item(cursor, args, false) }
+    if !guard("WT_CURSOR.set_value", true, || unsafe { set_int_quick(cursor, args, false) }) {
+        // SAFETY: as above.
+        unsafe { set_item(cursor, args, false) }
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __unlatched_cursor_get_key(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t) -> c_int {
     // SAFETY: called by the shim with an array of the plan's length.
-    unsafe { get_item(cursor, out, n, true) }
+    match guard("WT_CURSOR.get_key", Some(code::WT_PANIC), || unsafe { get_int_quick(cursor, out, n, true) }) {
+        Some(rc) => rc,
+        // SAFETY: as above.
+        None => unsafe { get_item(cursor, out, n, true) },
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __unlatched_cursor_get_value(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t) -> c_int {
     // SAFETY: called by the shim with an array of the plan's length.
-    unsafe { get_item(cursor, out, n, false) }
+    match guard("WT_CURSOR.get_value", Some(code::WT_PANIC), || unsafe { get_int_quick(cursor, out, n, false) }) {
+        Some(rc) => rc,
+        // SAFETY: as above.
+        None => unsafe { get_item(cursor, out, n, false) },
+    }
 }
 
 /// Runs a `wiredtiger_struct_*` body with the format parsed; errors go to the session's event

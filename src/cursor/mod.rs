@@ -82,6 +82,7 @@ impl Cursor {
     }
 
     /// Drops position, key and value.
+    #[inline]
     pub fn reset(&mut self) {
         self.key.clear();
         self.value.clear();

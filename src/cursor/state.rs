@@ -95,6 +95,7 @@ impl Held {
     }
 
     /// The engine returns the item.
+    #[inline]
     pub fn set_engine(&mut self, bytes: &[u8], epoch: u64) {
         self.fill(bytes);
         self.state = State::Engine;
@@ -144,6 +145,7 @@ impl Held {
         }
     }
 
+    #[inline(always)]
     fn fill(&mut self, bytes: &[u8]) {
         copy_into(&mut self.bytes, bytes);
         if self.error.is_some() {
@@ -160,7 +162,7 @@ impl Held {
 
 /// Replaces `dst` with `src`. Keys and values are mostly a few bytes: copying them with a
 /// fixed size per length avoids a call to `memcpy`.
-#[inline]
+#[inline(always)]
 pub fn copy_into(dst: &mut Vec<u8>, src: &[u8]) {
     fn fixed<const N: usize>(dst: &mut Vec<u8>, src: &[u8]) {
         let bytes: &[u8; N] = src.try_into().expect("the caller matched the length");

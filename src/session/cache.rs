@@ -45,16 +45,22 @@ pub struct SweepReport {
 }
 
 /// Parked cursor ids by URI hash.
+///
+/// The cursor parked last waits in `latest`, outside the buckets, until the next park (or a
+/// look-up by hash, a sweep or a drain) moves it to the end of its bucket: the common open/close
+/// loop on one URI then touches no bucket and needs no hashing. Every observable order is the
+/// one it would have had in its bucket: it is the newest there.
 pub struct CursorCache {
-    /// Allocated at the first park: most sessions never cache a cursor.
+    /// Allocated at the first move to a bucket: most sessions never cache a cursor.
     buckets: Vec<Vec<(u64, CursorId)>>,
     hasher: KeyHashBuilder,
-    /// The cursor parked last, tried first by [`take_latest`](Self::take_latest): the common
-    /// open/close loop on one URI then needs no hashing.
+    /// The cursor parked last, not in any bucket; tried first by
+    /// [`take_latest`](Self::take_latest).
     latest: Option<(u64, CursorId)>,
     len: usize,
     next_bucket: usize,
-    closes: u32,
+    /// Parks left until the next one asks for a small sweep.
+    closes_to_sweep: u32,
     last_sweep: Option<Instant>,
     last_big_sweep: Option<Instant>,
 }
@@ -67,7 +73,7 @@ impl Default for CursorCache {
             latest: None,
             len: 0,
             next_bucket: 0,
-            closes: 0,
+            closes_to_sweep: CLOSES_PER_SWEEP,
             last_sweep: None,
             last_big_sweep: None,
         }
@@ -90,29 +96,52 @@ impl CursorCache {
 
     /// Parks cursor `id`, opened with a URI of hash `hash`. Returns whether this close should
     /// try a small sweep (every [`CLOSES_PER_SWEEP`]th close).
+    #[inline]
     pub fn park(&mut self, hash: u64, id: CursorId) -> bool {
+        if let Some(previous) = self.latest.replace((hash, id)) {
+            self.to_bucket(previous);
+        }
+        self.len += 1;
+        self.closes_to_sweep -= 1;
+        if self.closes_to_sweep == 0 {
+            self.closes_to_sweep = CLOSES_PER_SWEEP;
+            return true;
+        }
+        false
+    }
+
+    /// Whether the next [`park`](Self::park) will ask for a small sweep.
+    #[inline]
+    pub fn park_asks_sweep(&self) -> bool {
+        self.closes_to_sweep == 1
+    }
+
+    /// Moves a parked cursor to the end of its bucket.
+    #[cold]
+    #[inline(never)]
+    fn to_bucket(&mut self, (hash, id): (u64, CursorId)) {
         if self.buckets.is_empty() {
             self.buckets = (0..BUCKETS).map(|_| Vec::new()).collect();
         }
         self.buckets[bucket_of(hash)].push((hash, id));
-        self.latest = Some((hash, id));
-        self.len += 1;
-        self.closes += 1;
-        self.closes % CLOSES_PER_SWEEP == 0
+    }
+
+    /// Moves the cursor parked last to its bucket, where it is the newest (before anything
+    /// walks the buckets).
+    fn settle_latest(&mut self) {
+        if let Some(latest) = self.latest.take() {
+            self.to_bucket(latest);
+        }
     }
 
     /// Takes the cursor parked last if `matches` holds for it (the caller compares the URI).
     #[inline]
     pub fn take_latest(&mut self, matches: impl Fn(CursorId) -> bool) -> Option<CursorId> {
-        let (hash, id) = self.latest?;
+        let (_, id) = self.latest?;
         if !matches(id) {
             return None;
         }
         self.latest = None;
-        let bucket = &mut self.buckets[bucket_of(hash)];
-        // Parked last, so normally last in its bucket.
-        let at = bucket.iter().rposition(|&entry| entry == (hash, id))?;
-        bucket.swap_remove(at);
         self.len -= 1;
         Some(id)
     }
@@ -120,21 +149,26 @@ impl CursorCache {
     /// Takes a parked cursor whose URI hashes to `hash` and for which `matches` holds (the
     /// caller compares the URI itself).
     pub fn take(&mut self, hash: u64, matches: impl Fn(CursorId) -> bool) -> Option<CursorId> {
+        // Newest first: its buffers are the most likely to be warm. The cursor parked last is
+        // the newest of its bucket.
+        if let Some((h, id)) = self.latest {
+            if h == hash && matches(id) {
+                self.latest = None;
+                self.len -= 1;
+                return Some(id);
+            }
+        }
         let bucket = self.buckets.get_mut(bucket_of(hash))?;
-        // Newest first: its buffers are the most likely to be warm.
         let at = bucket.iter().rposition(|&(h, id)| h == hash && matches(id))?;
         self.len -= 1;
         let (_, id) = bucket.swap_remove(at);
-        if self.latest.is_some_and(|(_, latest)| latest == id) {
-            self.latest = None;
-        }
         Some(id)
     }
 
     /// Takes every parked cursor.
     pub fn drain(&mut self) -> Vec<CursorId> {
+        self.settle_latest();
         self.len = 0;
-        self.latest = None;
         self.buckets.iter_mut().flat_map(|b| b.drain(..)).map(|(_, id)| id).collect()
     }
 
@@ -167,6 +201,7 @@ impl CursorCache {
     ) -> SweepReport {
         let (least, most) = if kind == Sweep::Big { BIG_SWEEP } else { SMALL_SWEEP };
         let mut report = SweepReport::default();
+        self.settle_latest();
         if self.buckets.is_empty() {
             return report;
         }
@@ -190,11 +225,6 @@ impl CursorCache {
             report.closed += closed;
         }
         self.len -= report.closed;
-        if let Some((hash, id)) = self.latest {
-            if !self.buckets[bucket_of(hash)].contains(&(hash, id)) {
-                self.latest = None;
-            }
-        }
         report
     }
 }

@@ -11,6 +11,7 @@ use crate::store::ReadView;
 use crate::txn::Txn;
 
 use super::cache::{CursorCache, Sweep, SweepReport};
+use super::txn::search_again;
 use super::Session;
 
 /// A cursor's index in its session.
@@ -101,6 +102,7 @@ impl CursorSet {
     }
 
     /// Runs `f` on one cursor, keeping the positioned count right.
+    #[inline(always)]
     pub fn with<T>(&mut self, id: CursorId, f: impl FnOnce(&mut Cursor) -> T) -> T {
         let cursor = &mut self.slab[id.0].as_mut().expect("cursor ids are valid while the cursor exists").cursor;
         let before = cursor.is_positioned();
@@ -111,6 +113,23 @@ impl CursorSet {
             _ => {}
         }
         out
+    }
+
+    /// The quick path of `Session::search`: searches cursor `id` in `view` and, when it finds
+    /// the key, counts the search on the table and returns true (the cursor is positioned). A
+    /// search that does not find the key changes nothing and returns false.
+    #[inline(always)]
+    pub fn search_quick(&mut self, id: CursorId, epoch: u64, view: &ReadView) -> bool {
+        let cursor = &mut self.slab[id.0].as_mut().expect("cursor ids are valid while the cursor exists").cursor;
+        let was_positioned = cursor.is_positioned();
+        if cursor.search(epoch, view).is_err() {
+            return false;
+        }
+        cursor.table_use().stats.add(SEARCH.table_calls, 1);
+        if !was_positioned {
+            self.positioned += 1;
+        }
+        true
     }
 
     /// Number of positioned cursors.
@@ -166,6 +185,27 @@ impl CursorSet {
         if !(caching && entry.cacheable) {
             return Ok(None);
         }
+        Ok(Some(self.park_open(id)))
+    }
+
+    /// [`park`](Self::park) in the common case, where it can only succeed: parks cursor `id`
+    /// and returns true if the session caches cursors, the cursor is open and cacheable and this
+    /// park asks for no sweep; otherwise changes nothing and returns false.
+    #[inline(always)]
+    pub fn park_quick(&mut self, id: CursorId, caching: bool) -> bool {
+        let Some(Some(entry)) = self.slab.get(id.0) else { return false };
+        if entry.cached || !(caching && entry.cacheable) || self.cache.park_asks_sweep() {
+            return false;
+        }
+        let sweep_due = self.park_open(id);
+        debug_assert!(!sweep_due);
+        true
+    }
+
+    /// Resets and parks open, cacheable cursor `id`; returns whether a small sweep is due.
+    #[inline(always)]
+    fn park_open(&mut self, id: CursorId) -> bool {
+        let entry = self.slab[id.0].as_mut().expect("cursor ids are valid while the cursor exists");
         if entry.cursor.is_positioned() {
             self.positioned -= 1;
         }
@@ -175,12 +215,12 @@ impl CursorSet {
         table_use.stats.add(DsrcStat::CacheCloses, 1);
         // A parked cursor no longer keeps its table from being dropped.
         entry.cursor.table().release(table_use);
-        Ok(Some(self.cache.park(entry.hash, id)))
+        self.cache.park(entry.hash, id)
     }
 
     /// Takes a parked cursor opened with exactly `uri`; it is open again.
-    #[inline]
-    pub fn unpark(&mut self, uri: &[u8]) -> Option<CursorId> {
+    #[inline(always)]
+    pub fn unpark(&mut self, uri: &[u8]) -> Option<(CursorId, &mut Cursor)> {
         if self.cache.is_empty() {
             return None;
         }
@@ -194,7 +234,7 @@ impl CursorSet {
         let entry = self.entry_mut(id);
         entry.cached = false;
         entry.seq = seq;
-        Some(id)
+        Some((id, &mut entry.cursor))
     }
 
     /// The look-up by hash, when the cursor parked last is not for `uri`. Out of line: the
@@ -239,7 +279,22 @@ impl CursorSet {
 /// Whether slab entry `id` is a parked cursor opened with `uri`.
 #[inline]
 fn same_uri(slab: &[Option<Entry>], id: CursorId, uri: &[u8]) -> bool {
-    slab[id.0].as_ref().is_some_and(|e| e.cached && e.uri.as_bytes() == uri)
+    slab[id.0].as_ref().is_some_and(|e| e.cached && bytes_eq(e.uri.as_bytes(), uri))
+}
+
+/// `a == b`, with the URIs of most tables (8 to 16 bytes) compared inline as two words each
+/// instead of through `memcmp`.
+#[inline(always)]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if (8..=16).contains(&n) {
+        let word = |s: &[u8], at: usize| u64::from_ne_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+        return word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8);
+    }
+    a == b
 }
 
 /// Whether an error came from the write itself rather than from checking its arguments.
@@ -371,9 +426,29 @@ impl Session {
         out
     }
 
-    /// `WT_CURSOR::search`.
+    /// `WT_CURSOR::search`. The common case, a key found in the read view the session holds,
+    /// is inline; everything else (no view held, a miss, a missing key, read-committed) takes
+    /// [`search_slow`](Self::search_slow), which searches again under the full rules: the quick
+    /// attempt changes nothing when it does not find the key.
+    #[inline(always)]
     pub fn search(&mut self, id: CursorId) -> Result<()> {
-        let out = self.search_in_snapshot(id);
+        if self.txn.search_ready() {
+            let epoch = self.copy_epoch;
+            let view = self.txn.held_view();
+            let found = self.cursors.search_quick(id, epoch, view);
+            if found {
+                self.slot_stats.get().record([(SEARCH.calls, 1)]);
+                return Ok(());
+            }
+        }
+        self.search_slow(id)
+    }
+
+    /// `WT_CURSOR::search` under the full read-snapshot rules (`read_or_refresh`), counted.
+    #[cold]
+    #[inline(never)]
+    fn search_slow(&mut self, id: CursorId) -> Result<()> {
+        let out = self.read_or_refresh(id, search_again);
         self.count(id, &SEARCH, &out);
         out
     }
@@ -483,6 +558,20 @@ impl Session {
         Ok(closed)
     }
 
+    /// The common `WT_CURSOR::close`: parks the cursor when that is all there is to do (see
+    /// `CursorSet::park_quick`) and returns true; otherwise changes nothing and returns false,
+    /// and the caller runs [`close_cursor`](Self::close_cursor).
+    #[inline(always)]
+    pub fn close_cursor_quick(&mut self, id: CursorId) -> bool {
+        if !self.cursors.park_quick(id, self.cache_cursors) {
+            return false;
+        }
+        // Parking resets the cursor; the reset counts as a cache-close (see `stats::counters`).
+        self.slot_stats.get().add(ConnStat::CacheCloses, 1);
+        self.idle_check();
+        true
+    }
+
     /// Closes an open cursor for good.
     pub fn close_for_good(&mut self, id: CursorId) {
         let cursor = self.cursors.remove(id);
@@ -495,24 +584,30 @@ impl Session {
     /// Takes a parked cursor opened with `uri` back out of the cache, if the session caches
     /// cursors, one is there and its table still exists; parked cursors of dropped tables met
     /// on the way are freed. `config` must be cacheable.
-    #[inline]
+    #[inline(always)]
     pub fn reuse_cached(&mut self, uri: &[u8], config: crate::cursor::CursorConfig) -> Option<CursorId> {
         if !self.cache_cursors {
             return None;
         }
-        while let Some(id) = self.cursors.unpark(uri) {
-            let cursor = self.cursors.get_mut(id);
+        loop {
+            let (id, cursor) = self.cursors.unpark(uri)?;
             if cursor.table().acquire(cursor.table_use()).is_ok() {
                 cursor.reopen(config);
                 cursor.table_use().stats.add(DsrcStat::Reuses, 1);
-                self.stats().add(ConnStat::Reuses, 1);
+                self.slot_stats.get().add(ConnStat::Reuses, 1);
                 return Some(id);
             }
-            self.cursors.remove(id);
-            self.stats().add(ConnStat::CachedAdjust, -1);
-            self.freed.push(id);
+            self.discard_stale(id);
         }
-        None
+    }
+
+    /// Frees a parked cursor found stale (its table dropped) on its way out of the cache.
+    #[cold]
+    #[inline(never)]
+    fn discard_stale(&mut self, id: CursorId) {
+        self.cursors.remove(id);
+        self.stats().add(ConnStat::CachedAdjust, -1);
+        self.freed.push(id);
     }
 
     /// Frees every parked cursor: each is first reopened (counted as reused when its table

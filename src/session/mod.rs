@@ -22,7 +22,7 @@ use crate::conn::Connection;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::schema::{Table, TableUse};
-use crate::stats::counters::{ConnStat, SlotRef, SlotStats};
+use crate::stats::counters::{ConnStat, OwnedSlot, SlotRef};
 use crate::txn::Txn;
 
 pub use crate::txn::{Isolation, TxnStats};
@@ -39,8 +39,8 @@ pub struct Session {
     cursors: cursors::CursorSet,
     /// Bumped by events after which engine-returned values count as the application's copies.
     copy_epoch: u64,
-    /// The connection's statistics blocks; this session writes only its slot's.
-    slot_stats: Arc<SlotStats>,
+    /// This session's statistics block (the only one it writes), found once at open.
+    slot_stats: OwnedSlot,
     /// Cursors freed by the session itself (stale parked cursors) whose C handles must go.
     freed: Vec<CursorId>,
 }
@@ -63,7 +63,7 @@ impl Session {
             tables: HashMap::new(),
             cursors: cursors::CursorSet::default(),
             copy_epoch: 1,
-            slot_stats: Arc::clone(conn.slot_stats()),
+            slot_stats: OwnedSlot::new(conn.slot_stats(), slot),
             freed: Vec::new(),
         })
         .map(|mut s| {
@@ -78,7 +78,7 @@ impl Session {
     /// This session's statistics block.
     #[inline(always)]
     pub fn stats(&self) -> SlotRef<'_> {
-        self.slot_stats.slot(self.slot)
+        self.slot_stats.get()
     }
 
     /// The slot this session occupies.

@@ -182,32 +182,6 @@ impl Session {
         }
     }
 
-    /// `WT_CURSOR::search` under the read-snapshot rules of `read_or_refresh`, with the common
-    /// case (a view is held and the key is found in it) at `read`'s cost plus one flag test.
-    #[inline(always)]
-    pub(super) fn search_in_snapshot(&mut self, id: CursorId) -> Result<()> {
-        if !self.txn.search_ready() {
-            return self.search_first(id);
-        }
-        let epoch = self.copy_epoch;
-        let view = self.txn.held_view();
-        // A miss leaves the cursor as it was: the slow path searches again under the full rules.
-        match self.cursors.with(id, |c| c.search(epoch, view)) {
-            Ok(()) => Ok(()),
-            Err(_) => self.search_first(id),
-        }
-    }
-
-    /// A search that takes a view first (none held), that runs in a read-committed
-    /// transaction, or that missed in the held view (the cursor is still as it was: a miss
-    /// changes nothing before the failure rules apply). Out of line: found keys in a held view
-    /// never come here.
-    #[cold]
-    #[inline(never)]
-    fn search_first(&mut self, id: CursorId) -> Result<()> {
-        self.read_or_refresh(id, search_again)
-    }
-
     /// A search: like `read`, but `op` also gets `fresh`, which it calls when the search did
     /// not land on the exact key: if the searching cursor was the session's only positioned
     /// cursor, `fresh` ends the read snapshot and returns a new view to search again in. This is
@@ -274,7 +248,7 @@ impl Session {
 
 /// A search (for `read_or_refresh`): again in a fresh view, when `fresh` gives one, if the
 /// key is not found in `view`.
-fn search_again(
+pub(super) fn search_again(
     c: &mut Cursor,
     epoch: u64,
     view: ReadView,

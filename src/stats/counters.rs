@@ -20,6 +20,7 @@
 //! [`dsrc_report`].
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 
@@ -268,16 +269,8 @@ impl SlotRef<'_> {
         // epoch per session.
         let epoch = self.all.epoch.load(Ordering::Relaxed);
         if self.block.marked.load(Ordering::Relaxed) != epoch {
-            self.mark(epoch);
+            mark(self.all, self.block, self.slot, epoch);
         }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn mark(&self, epoch: u64) {
-        self.block.marked.store(epoch, Ordering::Relaxed);
-        // Release: a reader that takes the bit sees the counters written before it.
-        self.all.dirty[self.slot / 64].fetch_or(1 << (self.slot % 64), Ordering::Release);
     }
 
     /// Adds `n` to `stat` (owner only): one event of one counter.
@@ -294,6 +287,38 @@ impl SlotRef<'_> {
     /// The open cursors this block counts.
     pub fn open_cursors(&self) -> i64 {
         self.block.open_cursors()
+    }
+}
+
+/// Marks `slot` dirty for readers in read epoch `epoch` (its owner, on its first event of the
+/// epoch). Out of line and by value, so that the recording path keeps nothing on the stack for it.
+#[cold]
+#[inline(never)]
+fn mark(all: &SlotStats, block: &SessionStats, slot: usize, epoch: u64) {
+    block.marked.store(epoch, Ordering::Relaxed);
+    // Release: a reader that takes the bit sees the counters written before it.
+    all.dirty[slot / 64].fetch_or(1 << (slot % 64), Ordering::Release);
+}
+
+/// A session's own hold on its slot's block: the block is found once, when the session opens,
+/// so recording an event costs no index computation or bounds check.
+#[derive(Debug)]
+pub struct OwnedSlot {
+    all: Arc<SlotStats>,
+    block: Arc<CachePadded<SessionStats>>,
+    slot: usize,
+}
+
+impl OwnedSlot {
+    /// The block of `slot` in `all`.
+    pub fn new(all: &Arc<SlotStats>, slot: usize) -> Self {
+        OwnedSlot { all: Arc::clone(all), block: Arc::clone(&all.blocks[slot]), slot }
+    }
+
+    /// What the owner records through.
+    #[inline(always)]
+    pub fn get(&self) -> SlotRef<'_> {
+        SlotRef { all: &self.all, slot: self.slot, block: &self.block }
     }
 }
 
@@ -340,7 +365,9 @@ impl TableStats {
 /// idle sessions is a scan of 63 bitmap words.
 #[derive(Debug)]
 pub struct SlotStats {
-    blocks: Box<[CachePadded<SessionStats>]>,
+    /// One block per slot, each its own allocation so that a session can hold its block
+    /// directly ([`OwnedSlot`]).
+    blocks: Box<[Arc<CachePadded<SessionStats>>]>,
     epoch: CachePadded<AtomicU64>,
     dirty: Box<[AtomicU64]>,
 }
@@ -349,7 +376,7 @@ impl SlotStats {
     /// Blocks for `slots` session slots, all zero.
     pub fn new(slots: usize) -> Self {
         SlotStats {
-            blocks: (0..slots).map(|_| CachePadded::new(SessionStats::default())).collect(),
+            blocks: (0..slots).map(|_| Arc::new(CachePadded::new(SessionStats::default()))).collect(),
             epoch: CachePadded::new(AtomicU64::new(0)),
             dirty: (0..slots.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
         }
@@ -408,7 +435,6 @@ impl Summer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     #[test]
     fn ids_are_sorted_and_in_range() {
