@@ -428,7 +428,7 @@ impl Session {
 
     /// `WT_CURSOR::search`. The common case, a key found in the read view the session holds,
     /// is inline; everything else (no view held, a miss, a missing key, read-committed) takes
-    /// [`search_slow`](Self::search_slow), which searches again under the full rules: the quick
+    /// `search_slow`, which searches again under the full rules: the quick
     /// attempt changes nothing when it does not find the key.
     #[inline(always)]
     pub fn search(&mut self, id: CursorId) -> Result<()> {
