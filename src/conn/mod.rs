@@ -22,7 +22,7 @@ use crate::durable::background::{CheckpointConfig, Checkpointer};
 use crate::durable::Durable;
 use crate::error::{Error, Kind, Result};
 use crate::schema::{Registry, TableSpec};
-use crate::stats::counters::SlotStats;
+use crate::stats::counters::{OwnedSlot, SlotStats};
 use crate::stats::log::{Dump, DumpSource, StatsLogConfig, StatsLogger};
 use crate::stats::Family;
 use crate::txn::{Isolation, Txn, TxnShared};
@@ -161,7 +161,7 @@ impl Connection {
         };
         // Its own slot, so that its snapshot is pinned against reclamation like a session's.
         let slot = self.slots.claim()?;
-        let txn = Txn::new(Arc::clone(&self.txn), slot, Isolation::Snapshot, Arc::clone(&self.slot_stats));
+        let txn = Txn::new(Arc::clone(&self.txn), slot, Isolation::Snapshot, OwnedSlot::new(&self.slot_stats, slot));
         match Checkpointer::start(config, Arc::clone(durable), Arc::clone(&self.registry), (txn, slot)) {
             Ok(c) => ckpt.1 = Some(c),
             Err(e) => {

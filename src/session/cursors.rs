@@ -437,7 +437,7 @@ impl Session {
             let view = self.txn.held_view();
             let found = self.cursors.search_quick(id, epoch, view);
             if found {
-                self.slot_stats.get().record([(SEARCH.calls, 1)]);
+                self.txn.stats_slot().record([(SEARCH.calls, 1)]);
                 return Ok(());
             }
         }
@@ -567,7 +567,7 @@ impl Session {
             return false;
         }
         // Parking resets the cursor; the reset counts as a cache-close (see `stats::counters`).
-        self.slot_stats.get().add(ConnStat::CacheCloses, 1);
+        self.txn.stats_slot().add(ConnStat::CacheCloses, 1);
         self.idle_check();
         true
     }
@@ -594,7 +594,7 @@ impl Session {
             if cursor.table().acquire(cursor.table_use()).is_ok() {
                 cursor.reopen(config);
                 cursor.table_use().stats.add(DsrcStat::Reuses, 1);
-                self.slot_stats.get().add(ConnStat::Reuses, 1);
+                self.txn.stats_slot().add(ConnStat::Reuses, 1);
                 return Some(id);
             }
             self.discard_stale(id);

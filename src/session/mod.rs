@@ -39,8 +39,6 @@ pub struct Session {
     cursors: cursors::CursorSet,
     /// Bumped by events after which engine-returned values count as the application's copies.
     copy_epoch: u64,
-    /// This session's statistics block (the only one it writes), found once at open.
-    slot_stats: OwnedSlot,
     /// Cursors freed by the session itself (stale parked cursors) whose C handles must go.
     freed: Vec<CursorId>,
 }
@@ -58,12 +56,11 @@ impl Session {
                 Arc::clone(conn.txn()),
                 slot,
                 Isolation::parse(cfg.str("isolation")),
-                Arc::clone(conn.slot_stats()),
+                OwnedSlot::new(conn.slot_stats(), slot),
             ),
             tables: HashMap::new(),
             cursors: cursors::CursorSet::default(),
             copy_epoch: 1,
-            slot_stats: OwnedSlot::new(conn.slot_stats(), slot),
             freed: Vec::new(),
         })
         .map(|mut s| {
@@ -78,7 +75,7 @@ impl Session {
     /// This session's statistics block.
     #[inline(always)]
     pub fn stats(&self) -> SlotRef<'_> {
-        self.slot_stats.get()
+        self.txn.stats_slot()
     }
 
     /// The slot this session occupies.

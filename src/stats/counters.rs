@@ -341,11 +341,6 @@ impl TableStats {
         self.counters[stat as usize].add(n);
     }
 
-    /// The current value of `stat`.
-    pub fn get(&self, stat: DsrcStat) -> i64 {
-        self.counters[stat as usize].get()
-    }
-
     /// Adds every counter of `self` into `totals`.
     pub fn add_into(&self, totals: &mut [i64; DSRC_STATS]) {
         for (t, c) in totals.iter_mut().zip(&self.counters) {

@@ -12,7 +12,7 @@ use crate::durable::redo::Redo;
 use crate::error::{Error, Kind, Result};
 use crate::schema::Table;
 use crate::store::{Data, Mode, ReadView, Refused, WriteCtx, TS_LATEST, TS_PENDING, TXN_COMMITTED};
-use crate::stats::counters::{ConnStat, SlotStats};
+use crate::stats::counters::{ConnStat, OwnedSlot, SlotRef};
 
 use super::clock::backoff;
 use super::log::{Entry, Logs};
@@ -84,7 +84,7 @@ pub struct Txn {
     /// Why the last transaction was doomed by a conflict (until the next `begin`).
     rollback_reason: Option<&'static str>,
     /// The connection's statistics blocks; this session records into its slot's.
-    counters: Arc<SlotStats>,
+    counters: OwnedSlot,
     /// The redo record of the running transaction, when the database has a journal.
     redo: Option<Redo>,
     /// `commit_transaction(sync=…)` of the commit under way.
@@ -95,7 +95,7 @@ pub struct Txn {
 
 impl Txn {
     /// The state of the session in `slot`.
-    pub fn new(shared: Arc<TxnShared>, slot: usize, isolation: Isolation, counters: Arc<SlotStats>) -> Txn {
+    pub fn new(shared: Arc<TxnShared>, slot: usize, isolation: Isolation, counters: OwnedSlot) -> Txn {
         shared.pins.attach(slot);
         Txn {
             shared,
@@ -176,15 +176,21 @@ impl Txn {
         self.effective_isolation() == Isolation::Snapshot
     }
 
+    /// The session slot's statistics block, which the session records into as well.
+    #[inline(always)]
+    pub fn stats_slot(&self) -> SlotRef<'_> {
+        self.counters.get()
+    }
+
     /// Counts one event of `stat` in the session slot's statistics.
     #[inline]
     pub fn count(&self, stat: ConnStat) {
-        self.counters.slot(self.slot).add(stat, 1);
+        self.counters.get().add(stat, 1);
     }
 
     /// The transaction counters of the session's slot.
     pub fn stats(&self) -> TxnStats {
-        let block = self.counters.slot(self.slot);
+        let block = self.counters.get();
         let get = |stat| block.get(stat) as u64;
         TxnStats {
             txn_begin: get(ConnStat::TxnBegins),
