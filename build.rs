@@ -43,6 +43,7 @@ fn main() {
         .extra_warnings(true)
         .warnings_into_errors(true)
         .opt_level(3)
+        .flag_if_supported("-fomit-frame-pointer")
         .compile("unlatched_shim");
 
     let map = out.join("shim-exports.map");

@@ -48,6 +48,7 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         key_plan: UlPlan::raw(),
         value_plan: UlPlan::raw(),
         id,
+        core: Some(session.core.cursor_address(id)),
         uri,
         key_int: None,
         value_int: None,
@@ -98,6 +99,22 @@ unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
 }
 
 unsafe extern "C" fn search(cursor: *mut WT_CURSOR) -> c_int {
+    // The common case first: a key found in the read view the session holds. Nothing in it can
+    // panic or fail; it changes nothing when it does not find the key.
+    // SAFETY: C calls this slot with its own open cursor (API contract); the cursor reference
+    // ends with this block, before the general path reaches the cursor through the session.
+    if let Some((s, _, c)) = unsafe { CursorHandle::core_parts(cursor) } {
+        if s.core.search_quick(c) {
+            return 0;
+        }
+    }
+    // SAFETY: as above.
+    unsafe { search_slow(cursor) }
+}
+
+/// `search` under the full rules.
+#[inline(never)]
+unsafe fn search_slow(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe { call(cursor, "WT_CURSOR.search", |s, id| s.core.search(id)) }
 }

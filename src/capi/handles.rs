@@ -2,6 +2,7 @@
 //! pointer converts to the handle here, in one audited place.
 
 use std::ffi::{CStr, CString};
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crossbeam_utils::CachePadded;
@@ -49,6 +50,10 @@ pub struct CursorHandle {
     pub key_plan: UlPlan,
     pub value_plan: UlPlan,
     pub id: CursorId,
+    /// The core cursor `id` names, at its fixed address (None for `statistics:` cursors): the
+    /// per-call fast paths reach it without going through the session. Valid as long as this
+    /// handle: the core frees a cursor only together with its handle.
+    pub core: Option<NonNull<Cursor>>,
     /// The key's one integer field, when the key format is a single integer: `set_key` and
     /// `get_key` then move that integer without the general packing path.
     pub key_int: Option<FieldKind>,
@@ -129,14 +134,41 @@ impl CursorHandle {
     /// Fits the argument plans and integer fast paths to `cursor`'s API formats (at open, and
     /// when a cached cursor is reopened with another `raw` setting).
     pub fn fit(&mut self, cursor: &Cursor) {
-        (self.key_plan, self.value_plan) = if cursor.config().raw {
-            (UlPlan::raw(), UlPlan::raw())
+        let (key_cargs, value_cargs) = if cursor.config().raw {
+            (&RAW_PLAN[..], &RAW_PLAN[..])
         } else {
             let table = cursor.table();
-            (UlPlan::of(table.key_format().cargs()), UlPlan::of(table.value_format().cargs()))
+            (table.key_format().cargs(), table.value_format().cargs())
         };
-        self.key_int = cursor.key_int_kind();
-        self.value_int = cursor.value_int_kind();
+        (self.key_plan, self.value_plan) = (UlPlan::of(key_cargs), UlPlan::of(value_cargs));
+        // The integer paths take one field whose C argument is 32 or 64 bits wide (`i`, `l`,
+        // `q`, `Q`, `r`); they store 32 bits for the signed 32-bit kind, else 64.
+        let int_field = |cargs: &[CArg], kind: Option<FieldKind>| {
+            kind.filter(|_| matches!(cargs, [CArg::I32 | CArg::I64 | CArg::U64]))
+        };
+        self.key_int = int_field(key_cargs, cursor.key_int_kind());
+        self.value_int = int_field(value_cargs, cursor.value_int_kind());
+        // One-integer keys and values take the shim's integer entry points, the setter by the
+        // C type of the argument.
+        use super::shim::*;
+        type Set = unsafe extern "C" fn(*mut WT_CURSOR, ...);
+        type Get = unsafe extern "C" fn(*mut WT_CURSOR, ...) -> libc::c_int;
+        let (set_key, get_key): (Set, Get) = match (self.key_int, key_cargs) {
+            (Some(_), [CArg::I32]) => (__ul_shim_set_key_i32, __ul_shim_get_key_int),
+            (Some(_), [CArg::I64]) => (__ul_shim_set_key_i64, __ul_shim_get_key_int),
+            (Some(_), _) => (__ul_shim_set_key_u64, __ul_shim_get_key_int),
+            (None, _) => (__ul_shim_set_key, __ul_shim_get_key),
+        };
+        let (set_value, get_value): (Set, Get) = match (self.value_int, value_cargs) {
+            (Some(_), [CArg::I32]) => (__ul_shim_set_value_i32, __ul_shim_get_value_int),
+            (Some(_), [CArg::I64]) => (__ul_shim_set_value_i64, __ul_shim_get_value_int),
+            (Some(_), _) => (__ul_shim_set_value_u64, __ul_shim_get_value_int),
+            (None, _) => (__ul_shim_set_value, __ul_shim_get_value),
+        };
+        self.iface.set_key = Some(set_key);
+        self.iface.get_key = Some(get_key);
+        self.iface.set_value = Some(set_value);
+        self.iface.get_value = Some(get_value);
         self.raw = cursor.config().raw;
     }
 
@@ -169,6 +201,46 @@ impl CursorHandle {
         };
         // SAFETY: the cursor's session is live and, by the threading rule, unaliased.
         unsafe { SessionHandle::from_ptr(session) }.map(|s| (s, id, kind))
+    }
+
+    /// The core cursor of a `WT_CURSOR *` and the kind of its one-integer key (when `key`) or
+    /// value, for the integer fast paths; None when they do not apply (NULL, a statistics
+    /// cursor, another format). Reads the handle only.
+    ///
+    /// # Safety
+    /// `cursor` must be NULL or an open cursor whose session no other thread uses during the
+    /// call, and no other reference to its core cursor may be alive while the result is.
+    #[inline(always)]
+    pub unsafe fn core_int<'a>(cursor: *mut WT_CURSOR, key: bool) -> Option<(&'a mut Cursor, FieldKind)> {
+        let handle = cursor.cast::<CursorHandle>();
+        if handle.is_null() {
+            return None;
+        }
+        // SAFETY: a live cursor handle; the fields are read by value through the raw pointer.
+        let (core, kind) = unsafe { ((*handle).core, if key { (*handle).key_int } else { (*handle).value_int }) };
+        // SAFETY: `core` lives as long as the handle (see the field), and per the contract no
+        // other reference to it is alive.
+        Some((unsafe { &mut *core?.as_ptr() }, kind?))
+    }
+
+    /// The core cursor of a `WT_CURSOR *` with its session and id, for fast paths that need
+    /// both; None for NULL and statistics cursors.
+    ///
+    /// # Safety
+    /// As [`core_int`](Self::core_int); the session reference must not be used to reach the
+    /// cursor while the cursor reference is alive.
+    #[inline(always)]
+    pub unsafe fn core_parts<'a>(cursor: *mut WT_CURSOR) -> Option<(&'a mut SessionHandle, CursorId, &'a mut Cursor)> {
+        let handle = cursor.cast::<CursorHandle>();
+        if handle.is_null() {
+            return None;
+        }
+        // SAFETY: a live cursor handle; the fields are read by value through the raw pointer.
+        let (session, id, core) = unsafe { ((*handle).iface.session, (*handle).id, (*handle).core) };
+        // SAFETY: `core` lives as long as the handle; per the contract nothing else borrows it.
+        let core = unsafe { &mut *core?.as_ptr() };
+        // SAFETY: the cursor's session is live and, by the threading rule, unaliased.
+        unsafe { SessionHandle::from_ptr(session) }.map(|s| (s, id, core))
     }
 
     /// The session and id of a `WT_CURSOR *`.

@@ -264,6 +264,59 @@ __ul_shim_get_value(WT_CURSOR *cursor, ...)
     return ret;
 }
 
+/*
+ * Keys and values of one integer field, the common `Q`/`r`/`q`/`i` formats: the cursor's
+ * methods point here instead (`CursorHandle::fit`). The integer moves as a plain argument, with
+ * no argument array and one `va_arg`, so the compiler spills no argument registers.
+ */
+extern UL_PRIVATE void __unlatched_cursor_set_key_int(WT_CURSOR *cursor, uint64_t v);
+extern UL_PRIVATE void __unlatched_cursor_set_value_int(WT_CURSOR *cursor, uint64_t v);
+extern UL_PRIVATE int __unlatched_cursor_get_key_int(WT_CURSOR *cursor, void *dst);
+extern UL_PRIVATE int __unlatched_cursor_get_value_int(WT_CURSOR *cursor, void *dst);
+
+/* One setter per C argument type, so that each reads its argument with one `va_arg` of a
+ * fixed type (the cursor's plan picks the setter when it is opened). */
+#define UL_SET_INT(name, type, rust)                 \
+    void name(WT_CURSOR *cursor, ...)                \
+    {                                                \
+        va_list ap;                                  \
+        uint64_t v;                                  \
+        va_start(ap, cursor);                        \
+        v = (uint64_t)va_arg(ap, type);              \
+        va_end(ap);                                  \
+        rust(cursor, v);                             \
+    }
+UL_SET_INT(__ul_shim_set_key_i32, int, __unlatched_cursor_set_key_int)
+UL_SET_INT(__ul_shim_set_key_i64, int64_t, __unlatched_cursor_set_key_int)
+UL_SET_INT(__ul_shim_set_key_u64, uint64_t, __unlatched_cursor_set_key_int)
+UL_SET_INT(__ul_shim_set_value_i32, int, __unlatched_cursor_set_value_int)
+UL_SET_INT(__ul_shim_set_value_i64, int64_t, __unlatched_cursor_set_value_int)
+UL_SET_INT(__ul_shim_set_value_u64, uint64_t, __unlatched_cursor_set_value_int)
+#undef UL_SET_INT
+
+/* The getters pass the caller's pointer on: Rust stores the integer with the field's width. */
+int
+__ul_shim_get_key_int(WT_CURSOR *cursor, ...)
+{
+    va_list ap;
+    void *dst;
+    va_start(ap, cursor);
+    dst = va_arg(ap, void *);
+    va_end(ap);
+    return __unlatched_cursor_get_key_int(cursor, dst);
+}
+
+int
+__ul_shim_get_value_int(WT_CURSOR *cursor, ...)
+{
+    va_list ap;
+    void *dst;
+    va_start(ap, cursor);
+    dst = va_arg(ap, void *);
+    va_end(ap);
+    return __unlatched_cursor_get_value_int(cursor, dst);
+}
+
 int
 __ul_shim_bind_configuration(WT_SESSION *session, const char *compiled, ...)
 {

@@ -4,7 +4,8 @@
 use libc::{c_char, c_int, c_void, size_t};
 
 use crate::error::{code, Error, Result};
-use crate::pack::{self, Arg, ArgSink, CArg, Format};
+use crate::cursor::Cursor;
+use crate::pack::{self, Arg, ArgSink, CArg, FieldKind, Format};
 
 use super::boundary::{fail, guard, install_panic_hook};
 use super::cursor::report;
@@ -34,6 +35,14 @@ extern "C" {
     pub fn __ul_shim_set_value(cursor: *mut WT_CURSOR, ...);
     pub fn __ul_shim_get_key(cursor: *mut WT_CURSOR, ...) -> c_int;
     pub fn __ul_shim_get_value(cursor: *mut WT_CURSOR, ...) -> c_int;
+    pub fn __ul_shim_set_key_i32(cursor: *mut WT_CURSOR, ...);
+    pub fn __ul_shim_set_key_i64(cursor: *mut WT_CURSOR, ...);
+    pub fn __ul_shim_set_key_u64(cursor: *mut WT_CURSOR, ...);
+    pub fn __ul_shim_set_value_i32(cursor: *mut WT_CURSOR, ...);
+    pub fn __ul_shim_set_value_i64(cursor: *mut WT_CURSOR, ...);
+    pub fn __ul_shim_set_value_u64(cursor: *mut WT_CURSOR, ...);
+    pub fn __ul_shim_get_key_int(cursor: *mut WT_CURSOR, ...) -> c_int;
+    pub fn __ul_shim_get_value_int(cursor: *mut WT_CURSOR, ...) -> c_int;
     pub fn __ul_shim_bind_configuration(session: *mut WT_SESSION, compiled: *const c_char, ...) -> c_int;
     pub fn __ul_shim_log_printf(session: *mut WT_SESSION, format: *const c_char, ...) -> c_int;
 }
@@ -270,6 +279,113 @@ pub unsafe extern "C" fn __unlatched_cursor_get_value(cursor: *mut WT_CURSOR, ou
         Some(rc) => rc,
         // SAFETY: as above.
         None => unsafe { get_item(cursor, out, n, false) },
+    }
+}
+
+/// The core cursor behind `cursor` and the kind of its one-integer key (`key`) or value, for
+/// the integer entry points' fast paths (see [`CursorHandle::core_int`]).
+///
+/// # Safety
+/// As [`CursorHandle::core_int`].
+#[inline(always)]
+unsafe fn int_cursor<'a>(cursor: *mut WT_CURSOR, key: bool) -> Option<(&'a mut Cursor, FieldKind)> {
+    // SAFETY: per the contract.
+    unsafe { CursorHandle::core_int(cursor, key) }
+}
+
+/// Turns the integer entry points' slow paths into the general ones, with a one-entry array.
+#[inline(never)]
+unsafe extern "C" fn set_int_slow(cursor: *mut WT_CURSOR, v: u64, key: bool) {
+    let arg = UlArg { u: v, p: std::ptr::null(), len: 0 };
+    // SAFETY: a one-entry array for the cursor's one integer field.
+    unsafe { set_item(cursor, &arg, key) }
+}
+
+/// Stores `v`, an integer field of `kind`, through the application's `dst` (ignored when NULL),
+/// with the width of the field's C type.
+///
+/// # Safety
+/// `dst` must be NULL or point to the C type of `kind` (`int32_t` for `i`/`l`, else 64 bits).
+#[inline(always)]
+unsafe fn store_int(dst: *mut c_void, kind: FieldKind, v: u64) {
+    if dst.is_null() {
+        return;
+    }
+    // SAFETY: per the contract.
+    unsafe {
+        match kind {
+            FieldKind::Int32 => *dst.cast::<i32>() = v as i32,
+            _ => *dst.cast::<u64>() = v,
+        }
+    }
+}
+
+#[inline(never)]
+unsafe extern "C" fn get_int_slow(cursor: *mut WT_CURSOR, dst: *mut c_void, key: bool) -> c_int {
+    let mut out = UlArg { u: 0, p: std::ptr::null(), len: 0 };
+    // SAFETY: a one-entry array for the cursor's one integer field.
+    let rc = unsafe { get_item(cursor, &mut out, 1, key) };
+    if rc == 0 {
+        // SAFETY: the shim passes the application's pointer for the field; the handle's kind
+        // (read again: the general path changes no kind) says its width.
+        unsafe {
+            let handle = cursor.cast::<CursorHandle>();
+            let kind = if key { (*handle).key_int } else { (*handle).value_int };
+            store_int(dst, kind.unwrap_or(FieldKind::Uint64), out.u);
+        }
+    }
+    rc
+}
+
+// The integer entry points (`__ul_shim_*_int` in shim.c). Their fast paths contain no call and
+// nothing that can panic, so they need no unwinding guard; everything else goes to the general
+// path, which has one.
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_cursor_set_key_int(cursor: *mut WT_CURSOR, v: u64) {
+    // SAFETY: the int shim passes the application's cursor handle.
+    if let Some((c, kind)) = unsafe { int_cursor(cursor, true) } {
+        if c.set_key_int_quick(kind, v) {
+            return;
+        }
+    }
+    // SAFETY: as above.
+    unsafe { set_int_slow(cursor, v, true) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_cursor_set_value_int(cursor: *mut WT_CURSOR, v: u64) {
+    // SAFETY: the int shim passes the application's cursor handle.
+    if let Some((c, kind)) = unsafe { int_cursor(cursor, false) } {
+        if c.set_value_int_quick(kind, v) {
+            return;
+        }
+    }
+    // SAFETY: as above.
+    unsafe { set_int_slow(cursor, v, false) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_cursor_get_key_int(cursor: *mut WT_CURSOR, dst: *mut c_void) -> c_int {
+    // SAFETY: the int shim passes the application's cursor handle and pointer argument.
+    unsafe {
+        if let Some((v, kind)) = int_cursor(cursor, true).and_then(|(c, kind)| Some((c.key_int(kind)?, kind))) {
+            store_int(dst, kind, v);
+            return 0;
+        }
+        get_int_slow(cursor, dst, true)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_cursor_get_value_int(cursor: *mut WT_CURSOR, dst: *mut c_void) -> c_int {
+    // SAFETY: the int shim passes the application's cursor handle and pointer argument.
+    unsafe {
+        if let Some((v, kind)) = int_cursor(cursor, false).and_then(|(c, kind)| Some((c.value_int(kind)?, kind))) {
+            store_int(dst, kind, v);
+            return 0;
+        }
+        get_int_slow(cursor, dst, false)
     }
 }
 

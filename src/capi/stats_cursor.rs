@@ -29,6 +29,7 @@ pub fn new_handle(session: &mut SessionHandle, stats: StatsCursor, uri: CString)
         value_int: None,
         raw: false,
         stats: Some(Box::new(stats)),
+        core: None,
     });
     handle.iface.uri = handle.uri.as_ptr();
     // The formats stay `i` / `SSq` for raw cursors too, as for table cursors.

@@ -7,9 +7,11 @@
 //! application set survive, items the engine returned do not.
 
 mod config;
+mod owned;
 mod state;
 
 pub use config::CursorConfig;
+pub use owned::OwnedCursor;
 pub use state::{Held, Owner};
 
 use std::cmp::Ordering;
@@ -162,6 +164,29 @@ impl Cursor {
         });
     }
 
+    /// [`set_key_int`](Self::set_key_int) when it cannot fail and needs no allocation: true
+    /// when done; false, with nothing changed, when the caller must take the general path.
+    #[inline(always)]
+    pub fn set_key_int_quick(&mut self, kind: FieldKind, v: u64) -> bool {
+        let buffer = if self.at_in_key { &self.at } else { self.key.buffer() };
+        if !Held::fits_packed(buffer) || (v == 0 && self.table.is_recno()) {
+            return false;
+        }
+        if self.at_in_key {
+            self.key.swap_bytes(&mut self.at);
+            self.at_in_key = false;
+        }
+        let (packed, n) = pack_int(kind, v);
+        self.key.set_app_packed(&packed, n)
+    }
+
+    /// [`set_value_int`](Self::set_value_int) when it needs no allocation, likewise.
+    #[inline(always)]
+    pub fn set_value_int_quick(&mut self, kind: FieldKind, v: u64) -> bool {
+        let (packed, n) = pack_int(kind, v);
+        self.value.set_app_packed(&packed, n)
+    }
+
     /// `set_value` of a format whose one field is the integer `kind`.
     #[inline]
     pub fn set_value_int(&mut self, kind: FieldKind, v: u64) {
@@ -174,13 +199,13 @@ impl Cursor {
     /// The value as the one integer field of kind `kind` (from
     /// [`value_int_kind`](Self::value_int_kind)); `None` when no value is set or its bytes do
     /// not decode (the general path then reports why).
-    #[inline]
+    #[inline(always)]
     pub fn value_int(&self, kind: FieldKind) -> Option<u64> {
         decode_int(kind, self.value.bytes()?)
     }
 
     /// The key as its one integer field, likewise.
-    #[inline]
+    #[inline(always)]
     pub fn key_int(&self, kind: FieldKind) -> Option<u64> {
         decode_int(kind, self.key.bytes()?)
     }
@@ -232,22 +257,38 @@ impl Cursor {
     }
 
     /// `WT_CURSOR::search`, in `view`.
-    #[inline(always)]
     pub fn search(&mut self, epoch: u64, view: &ReadView) -> Result<()> {
         self.require_key()?;
+        if self.find(epoch, view) {
+            Ok(())
+        } else {
+            Err(Error::quiet(Kind::NotFound))
+        }
+    }
+
+    /// [`search`](Self::search) for the session's fast path: true when the key is found (the
+    /// cursor is on it); false, with nothing changed, for a miss or a missing key.
+    #[inline(always)]
+    pub fn search_quick(&mut self, epoch: u64, view: &ReadView) -> bool {
+        self.key.is_set() && self.find(epoch, view)
+    }
+
+    /// Looks the set key up and, when `view` sees a value, lands on it.
+    #[inline(always)]
+    fn find(&mut self, epoch: u64, view: &ReadView) -> bool {
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let key = parts.key.raw();
-        match table.index().head(key, &guard).and_then(|v| v.value_in(view, &guard)) {
-            Some(value) => {
-                parts.value.set_engine(value, epoch);
-                parts.key.mark_engine(epoch);
-                *parts.positioned = true;
-                *parts.at_in_key = true;
-                Ok(())
-            }
-            None => Err(Error::quiet(Kind::NotFound)),
+        let data = table.index().head(key, &guard).and_then(|v| v.data_in(view, &guard));
+        let Some(data) = data.filter(|d| !d.is_tombstone()) else { return false };
+        let short = data.short_block();
+        if !short.is_some_and(|(block, n)| parts.value.set_engine_block(block, n, epoch)) {
+            parts.value.set_engine(data.bytes().unwrap_or_default(), epoch);
         }
+        parts.key.mark_engine(epoch);
+        *parts.positioned = true;
+        *parts.at_in_key = true;
+        true
     }
 
     /// `WT_CURSOR::search_near`: the exact key, else the next larger, else the next smaller
@@ -529,16 +570,28 @@ fn encode_int(kind: FieldKind, v: u64, buf: &mut Vec<u8>) {
     }
 }
 
+/// Packs one integer field of `kind` into a fixed array: the bytes and how many are used.
+#[inline(always)]
+fn pack_int(kind: FieldKind, v: u64) -> ([u8; varint::MAX_LEN], usize) {
+    let mut packed = [0u8; varint::MAX_LEN];
+    let n = match kind {
+        FieldKind::Uint64 => varint::encode_u64_buf(v, &mut packed),
+        FieldKind::Int32 => varint::encode_i64_buf(i64::from(v as i32), &mut packed),
+        _ => varint::encode_i64_buf(v as i64, &mut packed),
+    };
+    (packed, n)
+}
+
 /// Unpacks one integer field of `kind` that fills all of `bytes`.
 #[inline(always)]
 fn decode_int(kind: FieldKind, bytes: &[u8]) -> Option<u64> {
     let (v, used) = match kind {
-        FieldKind::Uint64 => varint::decode_u64(bytes).ok()?,
+        FieldKind::Uint64 => varint::try_decode_u64(bytes)?,
         FieldKind::Int32 => {
-            let (v, used) = varint::decode_i64(bytes).ok()?;
+            let (v, used) = varint::try_decode_i64(bytes)?;
             (i64::from(i32::try_from(v).ok()?) as u64, used)
         }
-        _ => varint::decode_i64(bytes).ok().map(|(v, n)| (v as u64, n))?,
+        _ => varint::try_decode_i64(bytes).map(|(v, n)| (v as u64, n))?,
     };
     (used == bytes.len()).then_some(v)
 }

@@ -1,6 +1,7 @@
 //! A cursor's key or value: bytes plus who they belong to.
 
 use crate::error::{Error, Result};
+use crate::pack::varint;
 
 /// Who set an item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,9 +49,20 @@ impl Held {
         (self.state != State::None && self.error.is_none()).then_some(&self.bytes[..])
     }
 
+    /// The buffer the bytes live in.
+    pub fn buffer(&self) -> &Vec<u8> {
+        &self.bytes
+    }
+
     /// The bytes whatever the state (callers check first).
     pub fn raw(&self) -> &[u8] {
         &self.bytes
+    }
+
+    /// Whether the item is set, with no `set_*` error held.
+    #[inline(always)]
+    pub fn is_set(&self) -> bool {
+        self.state != State::None && self.error.is_none()
     }
 
     /// `Ok` when set; the remembered `set_*` error, or EINVAL with `missing`, otherwise.
@@ -87,6 +99,27 @@ impl Held {
         }
     }
 
+    /// Sets the application's item to `packed[..n]` (one integer, packed into a fixed array)
+    /// when that needs no allocation and no earlier error is held; false, with nothing
+    /// changed, otherwise. The integer fast path of the C layer: no call on the way.
+    #[inline(always)]
+    pub fn set_app_packed(&mut self, packed: &[u8; varint::MAX_LEN], n: usize) -> bool {
+        if self.error.is_some() || self.bytes.capacity() < varint::MAX_LEN {
+            return false;
+        }
+        self.bytes.clear();
+        varint::append(&mut self.bytes, packed, n);
+        self.state = State::App;
+        true
+    }
+
+    /// Whether [`set_app_packed`](Self::set_app_packed) would succeed on `buffer`, the
+    /// allocation this item is about to take over.
+    #[inline(always)]
+    pub fn fits_packed(buffer: &Vec<u8>) -> bool {
+        buffer.capacity() >= varint::MAX_LEN
+    }
+
     /// The application's `set_*` failed: the next operation reports `error`.
     pub fn set_error(&mut self, error: Error) {
         self.bytes.clear();
@@ -100,6 +133,27 @@ impl Held {
         self.fill(bytes);
         self.state = State::Engine;
         self.epoch = epoch;
+    }
+
+    /// The engine returns the first `n` bytes of `block` (a short value read in place): one
+    /// fixed-size copy instead of a variable-length one. False, with nothing changed, when the
+    /// buffer is smaller than the block.
+    #[inline(always)]
+    pub fn set_engine_block(&mut self, block: &[u8; 16], n: usize, epoch: u64) -> bool {
+        if self.bytes.capacity() < block.len() || n > block.len() || self.error.is_some() {
+            return false;
+        }
+        self.bytes.clear();
+        // SAFETY: the capacity is at least 16 (checked above), so the 16-byte copy stays in the
+        // allocation, and it initializes the first `n` (at most 16) bytes. A fixed-size copy
+        // compiles to one move, where `extend_from_slice` stays a call.
+        unsafe {
+            std::ptr::copy_nonoverlapping(block.as_ptr(), self.bytes.as_mut_ptr(), block.len());
+            self.bytes.set_len(n);
+        }
+        self.state = State::Engine;
+        self.epoch = epoch;
+        true
     }
 
     /// Keeps the bytes, now as the engine's.
@@ -160,27 +214,16 @@ impl Held {
     }
 }
 
-/// Replaces `dst` with `src`. Keys and values are mostly a few bytes: copying them with a
-/// fixed size per length avoids a call to `memcpy`.
+/// Replaces `dst` with `src`. A buffer that grows takes at least 16 bytes, so that later small
+/// items can take [`Held::set_engine_block`]'s fixed-size copy.
 #[inline(always)]
 pub fn copy_into(dst: &mut Vec<u8>, src: &[u8]) {
-    fn fixed<const N: usize>(dst: &mut Vec<u8>, src: &[u8]) {
-        let bytes: &[u8; N] = src.try_into().expect("the caller matched the length");
-        dst.extend_from_slice(bytes);
-    }
     dst.clear();
-    match src.len() {
-        0 => {}
-        1 => fixed::<1>(dst, src),
-        2 => fixed::<2>(dst, src),
-        3 => fixed::<3>(dst, src),
-        4 => fixed::<4>(dst, src),
-        5 => fixed::<5>(dst, src),
-        6 => fixed::<6>(dst, src),
-        7 => fixed::<7>(dst, src),
-        8 => fixed::<8>(dst, src),
-        _ => dst.extend_from_slice(src),
+    let want = src.len().max(16);
+    if dst.capacity() < want {
+        dst.reserve(want);
     }
+    dst.extend_from_slice(src);
 }
 
 #[cfg(test)]
@@ -189,11 +232,13 @@ mod tests {
 
     #[test]
     fn copy_into_every_small_length() {
-        let src: Vec<u8> = (0..40).collect();
-        let mut dst = vec![9; 3];
-        for n in 0..40 {
-            copy_into(&mut dst, &src[..n]);
-            assert_eq!(dst, &src[..n]);
+        let src: Vec<u8> = (1..41).collect();
+        // A buffer too small for the fixed-size copy, and one large enough, in both directions.
+        for mut dst in [vec![9; 3], Vec::with_capacity(64)] {
+            for n in (0..40).chain((0..40).rev()) {
+                copy_into(&mut dst, &src[..n]);
+                assert_eq!(dst, &src[..n]);
+            }
         }
     }
 }

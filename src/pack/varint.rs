@@ -4,7 +4,7 @@
 //! encodings equals numeric order. The long positive form stores `x - 8256`; the long negative
 //! form stores raw two's-complement bytes with the leading `0xff` bytes dropped.
 
-use super::error::{corrupt, PackError};
+use super::error::PackError;
 
 /// The longest encoding, in bytes.
 pub const MAX_LEN: usize = 9;
@@ -122,7 +122,7 @@ pub fn encoded_len_i64(x: i64) -> usize {
 }
 
 /// The `n` (0..=8) big-endian bytes after the first byte of `buf`, or `None` if `buf` is short.
-#[inline]
+#[inline(always)]
 fn read_be(buf: &[u8], n: usize) -> Option<u64> {
     if let Some(b) = buf.get(1..9) {
         // Common in packed records: read a fixed 8 bytes and drop the ones past the field.
@@ -147,49 +147,58 @@ fn read_be(buf: &[u8], n: usize) -> Option<u64> {
 /// Markers outside the unsigned forms, and long forms running past `buf`, are `Corrupt`.
 #[inline]
 pub fn decode_u64(buf: &[u8]) -> Result<(u64, usize), PackError> {
-    let Some(&b) = buf.first() else {
-        return Err(PackError::Corrupt);
-    };
-    match b {
-        0x80..=0xbf => Ok(((b & 0x3f) as u64, 1)),
-        0xc0..=0xdf => {
-            let lo = *buf.get(1).ok_or_else(corrupt)?;
-            let y = ((b & 0x1f) as u64) << 8 | lo as u64;
-            Ok((y + POS_1BYTE_MAX + 1, 2))
-        }
-        // 0xe0 (no bytes) is a non-canonical 8256 the reference accepts; 0xe9.. never occur.
-        0xe0..=0xe8 => {
-            let n = (b & 0x0f) as usize;
-            let y = read_be(buf, n).ok_or_else(corrupt)?;
-            // Only non-canonical input can overflow; wrap like the reference.
-            Ok((y.wrapping_add(POS_2BYTE_MAX + 1), n + 1))
-        }
-        _ => Err(PackError::Corrupt),
-    }
+    try_decode_u64(buf).ok_or(PackError::Corrupt)
 }
 
 /// Decodes a signed varint at the start of `buf`: `(value, bytes used)`.
 /// Positive forms decode as unsigned values reinterpreted as `i64` (the reference does the same).
 #[inline]
 pub fn decode_i64(buf: &[u8]) -> Result<(i64, usize), PackError> {
-    let Some(&b) = buf.first() else {
-        return Err(PackError::Corrupt);
-    };
+    try_decode_i64(buf).ok_or(PackError::Corrupt)
+}
+
+/// [`decode_u64`] with `None` for corrupt input: no error value to build or drop, for the
+/// integer fast paths.
+#[inline(always)]
+pub fn try_decode_u64(buf: &[u8]) -> Option<(u64, usize)> {
+    let &b = buf.first()?;
+    match b {
+        0x80..=0xbf => Some(((b & 0x3f) as u64, 1)),
+        0xc0..=0xdf => {
+            let lo = *buf.get(1)?;
+            let y = ((b & 0x1f) as u64) << 8 | lo as u64;
+            Some((y + POS_1BYTE_MAX + 1, 2))
+        }
+        // 0xe0 (no bytes) is a non-canonical 8256 the reference accepts; 0xe9.. never occur.
+        0xe0..=0xe8 => {
+            let n = (b & 0x0f) as usize;
+            let y = read_be(buf, n)?;
+            // Only non-canonical input can overflow; wrap like the reference.
+            Some((y.wrapping_add(POS_2BYTE_MAX + 1), n + 1))
+        }
+        _ => None,
+    }
+}
+
+/// [`decode_i64`] with `None` for corrupt input.
+#[inline(always)]
+pub fn try_decode_i64(buf: &[u8]) -> Option<(i64, usize)> {
+    let &b = buf.first()?;
     match b {
         0x10..=0x16 => {
             let n = 8 - (b & 0x0f) as usize;
-            let y = read_be(buf, n).ok_or_else(corrupt)?;
+            let y = read_be(buf, n)?;
             // The dropped leading bytes were 0xff (none when n == 8).
             let ones = u64::MAX.checked_shl(8 * n as u32).unwrap_or(0);
-            Ok(((y | ones) as i64, n + 1))
+            Some(((y | ones) as i64, n + 1))
         }
         0x20..=0x3f => {
-            let lo = *buf.get(1).ok_or_else(corrupt)?;
+            let lo = *buf.get(1)?;
             let y = ((b & 0x1f) as i64) << 8 | lo as i64;
-            Ok((y + NEG_2BYTE_MIN, 2))
+            Some((y + NEG_2BYTE_MIN, 2))
         }
-        0x40..=0x7f => Ok(((b & 0x3f) as i64 + NEG_1BYTE_MIN, 1)),
-        _ => decode_u64(buf).map(|(v, n)| (v as i64, n)),
+        0x40..=0x7f => Some(((b & 0x3f) as i64 + NEG_1BYTE_MIN, 1)),
+        _ => try_decode_u64(buf).map(|(v, n)| (v as i64, n)),
     }
 }
 

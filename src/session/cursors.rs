@@ -3,7 +3,9 @@
 
 use std::time::Instant;
 
-use crate::cursor::{Cursor, Exact};
+use std::ptr::NonNull;
+
+use crate::cursor::{Cursor, Exact, OwnedCursor};
 use crate::error::{Kind, Result};
 use crate::stats::counters::{ConnStat, DsrcStat};
 use crate::pack::Format;
@@ -20,7 +22,7 @@ pub struct CursorId(pub usize);
 
 /// A cursor of the session, open or parked in the cursor cache.
 struct Entry {
-    cursor: Box<Cursor>,
+    cursor: OwnedCursor,
     /// The URI the cursor was opened with, exactly (the cache's key), and its hash.
     uri: Box<str>,
     hash: u64,
@@ -49,7 +51,7 @@ impl CursorSet {
     pub fn add(&mut self, uri: &str, cacheable: bool, cursor: Cursor) -> CursorId {
         self.next_seq += 1;
         let entry = Entry {
-            cursor: Box::new(cursor),
+            cursor: OwnedCursor::new(cursor),
             uri: uri.into(),
             hash: self.cache.hash(uri.as_bytes()),
             cacheable,
@@ -83,7 +85,7 @@ impl CursorSet {
             self.positioned -= 1;
         }
         self.free.push(id.0);
-        entry.cursor
+        entry.cursor.into_box()
     }
 
     /// A cursor.
@@ -94,6 +96,19 @@ impl CursorSet {
     /// A cursor, for calls that do not change whether it is positioned.
     pub fn get_mut(&mut self, id: CursorId) -> &mut Cursor {
         &mut self.entry_mut(id).cursor
+    }
+
+    /// A cursor, or None for an id that names none: for the C layer's fast paths, which must
+    /// not panic.
+    #[inline(always)]
+    pub fn try_get_mut(&mut self, id: CursorId) -> Option<&mut Cursor> {
+        self.slab.get_mut(id.0)?.as_mut().map(|e| &mut *e.cursor)
+    }
+
+    /// The address of cursor `id`, fixed until it is removed: the C layer keeps it in the
+    /// cursor's handle (see [`OwnedCursor`]).
+    pub fn address(&self, id: CursorId) -> NonNull<Cursor> {
+        self.entry(id).cursor.as_ptr()
     }
 
     /// The URI a cursor was opened with.
@@ -115,21 +130,10 @@ impl CursorSet {
         out
     }
 
-    /// The quick path of `Session::search`: searches cursor `id` in `view` and, when it finds
-    /// the key, counts the search on the table and returns true (the cursor is positioned). A
-    /// search that does not find the key changes nothing and returns false.
+    /// One more cursor is positioned (by a call that reached it without [`with`](Self::with)).
     #[inline(always)]
-    pub fn search_quick(&mut self, id: CursorId, epoch: u64, view: &ReadView) -> bool {
-        let cursor = &mut self.slab[id.0].as_mut().expect("cursor ids are valid while the cursor exists").cursor;
-        let was_positioned = cursor.is_positioned();
-        if cursor.search(epoch, view).is_err() {
-            return false;
-        }
-        cursor.table_use().stats.add(SEARCH.table_calls, 1);
-        if !was_positioned {
-            self.positioned += 1;
-        }
-        true
+    pub fn note_positioned(&mut self) {
+        self.positioned += 1;
     }
 
     /// Number of positioned cursors.
@@ -426,28 +430,29 @@ impl Session {
         out
     }
 
-    /// `WT_CURSOR::search`. The common case, a key found in the read view the session holds,
-    /// is inline; everything else (no view held, a miss, a missing key, read-committed) takes
-    /// `search_slow`, which searches again under the full rules: the quick
-    /// attempt changes nothing when it does not find the key.
+    /// The common `WT_CURSOR::search`: a key found in the read view the session holds, on
+    /// `cursor` (one of this session's open cursors, which the C layer reaches directly).
+    /// Returns true when done (positioned and counted); false, with nothing changed, when the
+    /// caller must run [`search`](Self::search) (no view held, a miss, a missing key).
     #[inline(always)]
-    pub fn search(&mut self, id: CursorId) -> Result<()> {
-        if self.txn.search_ready() {
-            let epoch = self.copy_epoch;
-            let view = self.txn.held_view();
-            let found = self.cursors.search_quick(id, epoch, view);
-            if found {
-                self.txn.stats_slot().record([(SEARCH.calls, 1)]);
-                return Ok(());
-            }
+    pub fn search_quick(&mut self, cursor: &mut Cursor) -> bool {
+        if !self.txn.search_ready() {
+            return false;
         }
-        self.search_slow(id)
+        let was_positioned = cursor.is_positioned();
+        if !cursor.search_quick(self.copy_epoch, self.txn.held_view()) {
+            return false;
+        }
+        cursor.table_use().stats.add(SEARCH.table_calls, 1);
+        if !was_positioned {
+            self.cursors.note_positioned();
+        }
+        self.txn.stats_slot().record([(SEARCH.calls, 1)]);
+        true
     }
 
     /// `WT_CURSOR::search` under the full read-snapshot rules (`read_or_refresh`), counted.
-    #[cold]
-    #[inline(never)]
-    fn search_slow(&mut self, id: CursorId) -> Result<()> {
+    pub fn search(&mut self, id: CursorId) -> Result<()> {
         let out = self.read_or_refresh(id, search_again);
         self.count(id, &SEARCH, &out);
         out
@@ -513,6 +518,13 @@ impl Session {
     #[inline]
     pub fn set_key_int(&mut self, id: CursorId, kind: crate::pack::FieldKind, v: u64) {
         self.cursors.get_mut(id).set_key_int(kind, v)
+    }
+
+    /// A cursor for calls that do not change whether it is positioned, or None for an id that
+    /// names none (the C layer's fast paths, which must not panic).
+    #[inline(always)]
+    pub fn try_cursor_mut(&mut self, id: CursorId) -> Option<&mut Cursor> {
+        self.cursors.try_get_mut(id)
     }
 
     /// `WT_CURSOR::set_value` of a one-integer value format.

@@ -165,6 +165,11 @@ impl Session {
     }
 
     /// A cursor of this session.
+    pub fn cursor_address(&self, id: CursorId) -> std::ptr::NonNull<Cursor> {
+        self.cursors.address(id)
+    }
+
+    /// A cursor.
     pub fn cursor(&self, id: CursorId) -> &Cursor {
         self.cursors.get(id)
     }

@@ -130,6 +130,16 @@ impl Data {
         }
     }
 
+    /// A value of at most 16 bytes as the 16-byte block that starts it, and its length: a
+    /// fixed-size read for callers that copy it (the bytes past the length are zeros or stale).
+    #[inline(always)]
+    pub fn short_block(&self) -> Option<(&[u8; 16], usize)> {
+        match self {
+            Data::Inline { len, buf } if *len <= 16 => Some((buf[..16].try_into().expect("16 bytes"), *len as usize)),
+            _ => None,
+        }
+    }
+
     /// `true` for a tombstone.
     #[inline]
     pub fn is_tombstone(&self) -> bool {
@@ -197,6 +207,16 @@ impl Version {
             return self.data.bytes();
         }
         visible_below(self, *view, guard)?.data.bytes()
+    }
+
+    /// The payload `view` sees in the chain this version heads, tombstones included (`None`:
+    /// nothing visible), as [`value_in`](Self::value_in) finds it.
+    #[inline(always)]
+    pub fn data_in<'g>(&'g self, view: &ReadView, guard: &'g Guard) -> Option<&'g Data> {
+        if self.commit_ts.load(Ordering::Acquire) <= view.ts {
+            return Some(&self.data);
+        }
+        Some(&visible_below(self, *view, guard)?.data)
     }
 
     /// Commits this version at `ts` (its writer's commit).
