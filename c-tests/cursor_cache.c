@@ -8,8 +8,11 @@
  * Reference (WiredTiger 11.3.1, in_memory=true): passes; the places where it differs from the
  * spec's contract, or where the test follows the spec instead, say so where they are tested.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -399,6 +402,50 @@ session_reset(void)
     EXPECT_CLOSE("session closed with an open cursor", internal, -1, 0, 0, 0, 0, 0);
 }
 
+/* `n` cached open/close cycles of table:a in `session`. */
+static void
+cycles(WT_SESSION *session, int n)
+{
+    WT_CURSOR *c;
+    int i;
+
+    for (i = 0; i < n; i++) {
+        c = must_open(session, "table:a", NULL, NULL);
+        OK(c->close(c));
+    }
+}
+
+/*
+ * Section 4: every 40th cache-close of a session tries a small sweep, which runs when at least
+ * 1 s passed since the session's last sweep (a new session has had none).
+ */
+static void
+close_sweeps(void)
+{
+    WT_SESSION *s6 = NULL;
+    struct timespec pause = {1, 100000000};
+    int64_t before;
+
+    OK(conn->open_session(conn, NULL, NULL, &s6));
+    if (s6 == NULL)
+        return;
+    before = ul_stat(obs, "statistics:", WT_STAT_CONN_CURSOR_SWEEP);
+    cycles(s6, 39);
+    CHECK(ul_stat(obs, "statistics:", WT_STAT_CONN_CURSOR_SWEEP) == before);
+    cycles(s6, 1);
+    CHECK(ul_stat(obs, "statistics:", WT_STAT_CONN_CURSOR_SWEEP) == before + 1);
+    /* The next 40th close comes within the second: no sweep. */
+    cycles(s6, 40);
+    CHECK(ul_stat(obs, "statistics:", WT_STAT_CONN_CURSOR_SWEEP) == before + 1);
+    /* After a pause, the next 40th close sweeps again. */
+    nanosleep(&pause, NULL);
+    cycles(s6, 39);
+    CHECK(ul_stat(obs, "statistics:", WT_STAT_CONN_CURSOR_SWEEP) == before + 1);
+    cycles(s6, 1);
+    CHECK(ul_stat(obs, "statistics:", WT_STAT_CONN_CURSOR_SWEEP) == before + 2);
+    OK(s6->close(s6, NULL));
+}
+
 /*
  * Section 5: drop with cached cursors (theirs and other sessions'), EBUSY while one is open. The
  * tables are never written: the reference answers EBUSY to the drop of an in-memory table with
@@ -473,6 +520,7 @@ main(void)
     not_cacheable();
     cache_off();
     session_reset();
+    close_sweeps();
     drop();
     OK(conn->close(conn, NULL));
     return ul_done("cursor_cache");

@@ -5,7 +5,7 @@ use std::ffi::CString;
 use libc::{c_char, c_int};
 
 use crate::error::{code, Error, Result};
-use crate::session::{Closed, CursorId};
+use crate::session::{Closed, CursorId, QuickClose};
 
 use super::boundary::{fail, guard};
 use super::handles::{c_str, CursorHandle, SessionHandle};
@@ -161,23 +161,39 @@ unsafe extern "C" fn reconfigure(cursor: *mut WT_CURSOR, config: *const c_char) 
 }
 
 unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
-    // The common case: parked in the cache with nothing else to do (a panic is WT_PANIC).
-    let quick = guard("WT_CURSOR.close", Some(code::WT_PANIC), || {
-        // SAFETY: C calls this slot with its own open cursor (or NULL, refused below).
-        let (s, id) = unsafe { CursorHandle::parts(cursor) }?;
-        s.core.close_cursor_quick(id).then_some(0)
-    });
-    if let Some(rc) = quick {
-        return rc;
+    // The common case: parked in the cache. It calls nothing and cannot panic, so it needs no
+    // unwinding guard and no stack frame; the rest are tail calls.
+    // SAFETY: C calls this slot with its own open cursor (or NULL, refused here).
+    let quick = match unsafe { CursorHandle::parts(cursor) } {
+        Some((s, id)) => s.core.close_cursor_quick(id),
+        None => QuickClose::No,
+    };
+    match quick {
+        QuickClose::Done => 0,
+        // SAFETY: as above.
+        QuickClose::Finish => unsafe { close_finish(cursor) },
+        // SAFETY: as above.
+        QuickClose::No => unsafe { close_slow(cursor) },
     }
-    // SAFETY: as above.
-    unsafe { close_slow(cursor) }
+}
+
+/// What a quick close left to do.
+#[inline(never)]
+unsafe extern "C" fn close_finish(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: the cursor handle `close` was called with (just parked, so its session is live).
+    unsafe {
+        call(cursor, "WT_CURSOR.close", |s, _| {
+            s.core.close_finish();
+            super::session::free_stale(s);
+            Ok(())
+        })
+    }
 }
 
 /// `close` when parking in the cache is not all there is to do (not cacheable, not caching, a
 /// sweep due, closed twice, NULL).
 #[inline(never)]
-unsafe fn close_slow(cursor: *mut WT_CURSOR) -> c_int {
+unsafe extern "C" fn close_slow(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
         call(cursor, "WT_CURSOR.close", |s, id| {

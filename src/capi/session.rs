@@ -6,7 +6,7 @@ use libc::{c_char, c_int};
 
 use crate::error::{code, strerror, Error, Result};
 use crate::cursor::CursorConfig;
-use crate::session::{Opened, Session};
+use crate::session::{Opened, QuickOpen, Session};
 
 use super::boundary::guard;
 use super::cursor::{free_handle, new_handle, report};
@@ -127,6 +127,61 @@ unsafe extern "C" fn open_cursor(
     config: *const c_char,
     cursorp: *mut *mut WT_CURSOR,
 ) -> c_int {
+    // The common case: the cursor this session parked last, opened again with the same URI and
+    // no configuration. It calls nothing but `strlen` and cannot panic, so it needs no
+    // unwinding guard; what is left to do (rarely) and every other case are tail calls.
+    // (Bitwise: one test for the two that must be NULL.)
+    if !session.is_null() && !uri.is_null() && !cursorp.is_null() && (to_dup as usize | config as usize) == 0 {
+        // SAFETY: the application passes a NUL-terminated URI (API contract).
+        let uri_bytes = unsafe { std::slice::from_raw_parts(uri.cast::<u8>(), libc::strlen(uri)) };
+        // SAFETY: the application's live session, which no other thread uses during the call.
+        let s = unsafe { &mut *session.cast::<SessionHandle>() };
+        if let Some((id, then)) = s.core.reuse_latest_quick(uri_bytes) {
+            // Every core cursor has its handle (kept while it was parked).
+            let handle = s.cursors.get(id.0).copied().unwrap_or(std::ptr::null_mut());
+            // SAFETY: the cursor's own live handle; the out-pointer was checked non-NULL.
+            unsafe {
+                *cursorp = std::ptr::addr_of_mut!((*handle).iface);
+                // The default configuration is not raw: a handle parked raw needs refitting.
+                if then == QuickOpen::Finish || (*handle).raw {
+                    return open_finish(session, *cursorp);
+                }
+            }
+            return 0;
+        }
+        // (Both NULL here: passed as constants, so that nothing else has to live across
+        // `strlen`.)
+        // SAFETY: as this function's.
+        return unsafe { open_cursor_slow(session, uri, std::ptr::null_mut(), std::ptr::null(), cursorp) };
+    }
+    // SAFETY: as this function's.
+    unsafe { open_cursor_slow(session, uri, to_dup, config, cursorp) }
+}
+
+/// What a quick `open_cursor` left to do: the statistics mark, a handle to refit.
+#[inline(never)]
+unsafe extern "C" fn open_finish(session: *mut WT_SESSION, cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: the live session and the cursor handle it just reopened.
+    unsafe {
+        call(session, "WT_SESSION.open_cursor", |s| {
+            s.core.open_finish();
+            let handle = &mut *cursor.cast::<CursorHandle>();
+            handle.refit(s.core.cursor(handle.id));
+            Ok(())
+        })
+    }
+}
+
+/// `open_cursor` when the cursor parked last cannot serve it: another parked cursor of the
+/// URI, or the general path. Out of line, so that the quick path carries none of its frame.
+#[inline(never)]
+unsafe extern "C" fn open_cursor_slow(
+    session: *mut WT_SESSION,
+    uri: *const c_char,
+    to_dup: *mut WT_CURSOR,
+    config: *const c_char,
+    cursorp: *mut *mut WT_CURSOR,
+) -> c_int {
     if !cursorp.is_null() {
         // SAFETY: as below.
         if let Some(cursor) = unsafe { open_cached(session, uri, to_dup, config) } {
@@ -135,20 +190,6 @@ unsafe extern "C" fn open_cursor(
             return 0;
         }
     }
-    // SAFETY: as this function's.
-    unsafe { open_cursor_slow(session, uri, to_dup, config, cursorp) }
-}
-
-/// `open_cursor` when the cursor cache cannot serve it: out of line, so that the cached path
-/// carries none of its frame.
-#[inline(never)]
-unsafe fn open_cursor_slow(
-    session: *mut WT_SESSION,
-    uri: *const c_char,
-    to_dup: *mut WT_CURSOR,
-    config: *const c_char,
-    cursorp: *mut *mut WT_CURSOR,
-) -> c_int {
     // SAFETY: the application's live session, strings, cursor and out-pointer (checked).
     unsafe {
         call(session, "WT_SESSION.open_cursor", |s| {
@@ -205,7 +246,7 @@ unsafe fn open_cursor_slow(
     }
 }
 
-/// The cursor cache's fast path of `open_cursor`: a URI with no configuration and no cursor
+/// The cursor cache's second path of `open_cursor`: a URI with no configuration and no cursor
 /// to duplicate, served by a parked cursor of that exact URI. The URI is compared as bytes, so
 /// nothing is validated or parsed; anything else (or a miss) takes the general path.
 ///

@@ -84,11 +84,18 @@ impl Cursor {
     }
 
     /// Drops position, key and value.
-    #[inline]
+    #[inline(always)]
     pub fn reset(&mut self) {
         self.key.clear();
         self.value.clear();
         self.positioned = false;
+    }
+
+    /// Whether [`reset`](Self::reset) frees nothing (no `set_*` error is held): it then calls
+    /// nothing, for callers that must not.
+    #[inline(always)]
+    pub fn resets_quickly(&self) -> bool {
+        !self.key.holds_error() && !self.value.holds_error()
     }
 
     /// Makes a parked cursor new again for `open_cursor` with the new configuration

@@ -59,6 +59,12 @@ impl Held {
         &self.bytes
     }
 
+    /// Whether a `set_*` error is held.
+    #[inline(always)]
+    pub fn holds_error(&self) -> bool {
+        self.error.is_some()
+    }
+
     /// Whether the item is set, with no `set_*` error held.
     #[inline(always)]
     pub fn is_set(&self) -> bool {
@@ -172,7 +178,7 @@ impl Held {
     }
 
     /// Forgets the item.
-    #[inline]
+    #[inline(always)]
     pub fn clear(&mut self) {
         self.bytes.clear();
         self.state = State::None;

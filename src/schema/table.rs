@@ -195,6 +195,19 @@ impl Table {
         Ok(())
     }
 
+    /// [`acquire`](Self::acquire) as a yes/no, with nothing to drop: for paths that call
+    /// nothing. False (nothing counted) once the table is dropped.
+    #[inline(always)]
+    pub fn acquire_quick(&self, record: &TableUse) -> bool {
+        record.add(1);
+        fence(Ordering::SeqCst);
+        if self.dropped.load(Ordering::Relaxed) {
+            record.add(-1);
+            return false;
+        }
+        true
+    }
+
     /// Uncounts a cursor of the session owning `record`.
     pub fn release(&self, record: &TableUse) {
         record.add(-1);

@@ -110,10 +110,26 @@ impl CursorCache {
         false
     }
 
-    /// Whether the next [`park`](Self::park) will ask for a small sweep.
-    #[inline]
-    pub fn park_asks_sweep(&self) -> bool {
-        self.closes_to_sweep == 1
+    /// Whether [`park_quickly`](Self::park_quickly) may park the next cursor: the slot of the
+    /// cursor parked last is free.
+    #[inline(always)]
+    pub fn parks_quickly(&self) -> bool {
+        self.latest.is_none()
+    }
+
+    /// [`park`](Self::park) when [`parks_quickly`](Self::parks_quickly) holds: no bucket. Returns
+    /// whether this close should try a small sweep, like `park`.
+    #[inline(always)]
+    pub fn park_quickly(&mut self, hash: u64, id: CursorId) -> bool {
+        debug_assert!(self.parks_quickly());
+        self.latest = Some((hash, id));
+        self.len += 1;
+        self.closes_to_sweep -= 1;
+        if self.closes_to_sweep == 0 {
+            self.closes_to_sweep = CLOSES_PER_SWEEP;
+            return true;
+        }
+        false
     }
 
     /// Moves a parked cursor to the end of its bucket.
@@ -132,6 +148,20 @@ impl CursorCache {
         if let Some(latest) = self.latest.take() {
             self.to_bucket(latest);
         }
+    }
+
+    /// The cursor parked last, if it waits outside the buckets.
+    #[inline(always)]
+    pub fn latest(&self) -> Option<CursorId> {
+        self.latest.map(|(_, id)| id)
+    }
+
+    /// Takes the cursor parked last (the caller checked [`latest`](Self::latest)).
+    #[inline(always)]
+    pub fn take_latest_quickly(&mut self) {
+        debug_assert!(self.latest.is_some());
+        self.latest = None;
+        self.len -= 1;
     }
 
     /// Takes the cursor parked last if `matches` holds for it (the caller compares the URI).

@@ -192,18 +192,30 @@ impl CursorSet {
         Ok(Some(self.park_open(id)))
     }
 
-    /// [`park`](Self::park) in the common case, where it can only succeed: parks cursor `id`
-    /// and returns true if the session caches cursors, the cursor is open and cacheable and this
-    /// park asks for no sweep; otherwise changes nothing and returns false.
+    /// [`park`](Self::park) in the common case, where it can only succeed and calls nothing:
+    /// parks cursor `id` if the session caches cursors, the cursor is open and cacheable and
+    /// the slot of the cursor parked last is free, and returns `Some(sweep_due)` (as `park`);
+    /// otherwise changes nothing and returns None. Never panics.
     #[inline(always)]
-    pub fn park_quick(&mut self, id: CursorId, caching: bool) -> bool {
-        let Some(Some(entry)) = self.slab.get(id.0) else { return false };
-        if entry.cached || !(caching && entry.cacheable) || self.cache.park_asks_sweep() {
-            return false;
+    pub fn park_quick(&mut self, id: CursorId, caching: bool) -> Option<bool> {
+        let Some(Some(entry)) = self.slab.get_mut(id.0) else { return None };
+        if entry.cached || !(caching && entry.cacheable) || !self.cache.parks_quickly() {
+            return None;
         }
-        let sweep_due = self.park_open(id);
-        debug_assert!(!sweep_due);
-        true
+        let cursor = &mut *entry.cursor;
+        if !cursor.resets_quickly() {
+            return None;
+        }
+        if cursor.is_positioned() {
+            self.positioned -= 1;
+        }
+        cursor.reset();
+        entry.cached = true;
+        let table_use = cursor.table_use();
+        table_use.stats.add(DsrcStat::CacheCloses, 1);
+        // A parked cursor no longer keeps its table from being dropped.
+        cursor.table().release(table_use);
+        Some(self.cache.park_quickly(entry.hash, id))
     }
 
     /// Resets and parks open, cacheable cursor `id`; returns whether a small sweep is due.
@@ -239,6 +251,27 @@ impl CursorSet {
         entry.cached = false;
         entry.seq = seq;
         Some((id, &mut entry.cursor))
+    }
+
+    /// [`unpark`](Self::unpark) of the cursor parked last, when it was opened with `uri` and
+    /// `admit` accepts it (the caller's table check, which may not change anything when it
+    /// refuses); otherwise changes nothing and returns None. Calls nothing, never panics.
+    #[inline(always)]
+    pub fn unpark_latest_quick(
+        &mut self,
+        uri: &[u8],
+        admit: impl FnOnce(&mut Cursor) -> bool,
+    ) -> Option<(CursorId, &mut Cursor)> {
+        let id = self.cache.latest()?;
+        let Some(Some(entry)) = self.slab.get_mut(id.0) else { return None };
+        if !entry.cached || !bytes_eq(entry.uri.as_bytes(), uri) || !admit(&mut entry.cursor) {
+            return None;
+        }
+        self.cache.take_latest_quickly();
+        self.next_seq += 1;
+        entry.cached = false;
+        entry.seq = self.next_seq;
+        Some((id, &mut *entry.cursor))
     }
 
     /// The look-up by hash, when the cursor parked last is not for `uri`. Out of line: the
@@ -347,6 +380,26 @@ const REMOVE: CountedWrite = CountedWrite {
     table_bytes: DsrcStat::RemoveBytes,
     with_value: false,
 };
+
+/// What [`Session::close_cursor_quick`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuickClose {
+    /// Nothing: the caller closes the cursor the general way.
+    No,
+    /// Parked, and that was all.
+    Done,
+    /// Parked; [`Session::close_finish`] must run next.
+    Finish,
+}
+
+/// What [`Session::reuse_latest_quick`] left to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuickOpen {
+    /// Nothing.
+    Done,
+    /// [`Session::open_finish`] must run next.
+    Finish,
+}
 
 /// What closing a cursor did with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -571,17 +624,38 @@ impl Session {
     }
 
     /// The common `WT_CURSOR::close`: parks the cursor when that is all there is to do (see
-    /// `CursorSet::park_quick`) and returns true; otherwise changes nothing and returns false,
-    /// and the caller runs [`close_cursor`](Self::close_cursor).
+    /// `CursorSet::park_quick`). Calls nothing and never panics, so that the C layer's entry
+    /// needs no stack frame: what is left to do, if anything, the caller runs next with
+    /// [`close_finish`](Self::close_finish).
     #[inline(always)]
-    pub fn close_cursor_quick(&mut self, id: CursorId) -> bool {
-        if !self.cursors.park_quick(id, self.cache_cursors) {
-            return false;
-        }
+    pub fn close_cursor_quick(&mut self, id: CursorId) -> QuickClose {
+        let Some(sweep_due) = self.cursors.park_quick(id, self.cache_cursors) else { return QuickClose::No };
         // Parking resets the cursor; the reset counts as a cache-close (see `stats::counters`).
-        self.txn.stats_slot().add(ConnStat::CacheCloses, 1);
+        let marked = self.txn.stats_slot().add_unmarked(ConnStat::CacheCloses, 1);
+        // With no cursor positioned, the auto-commit read snapshot ends.
+        let idle = self.cursors.positioned() == 0 && self.txn.holds_read_view();
+        if sweep_due {
+            self.sweep_pending = true;
+        }
+        if marked && !idle && !sweep_due {
+            QuickClose::Done
+        } else {
+            QuickClose::Finish
+        }
+    }
+
+    /// What a [`close_cursor_quick`](Self::close_cursor_quick) returning
+    /// [`QuickClose::Finish`] left: the statistics mark, the end of the read snapshot, the
+    /// small sweep every 40th close asks for (which may free stale parked cursors: see
+    /// [`take_freed`](Self::take_freed)).
+    #[cold]
+    #[inline(never)]
+    pub fn close_finish(&mut self) {
+        self.txn.stats_slot().mark_now();
+        if std::mem::take(&mut self.sweep_pending) {
+            self.sweep_cache(Sweep::Small);
+        }
         self.idle_check();
-        true
     }
 
     /// Closes an open cursor for good.
@@ -591,6 +665,30 @@ impl Session {
         cursor.table_use().stats.add(DsrcStat::OpenAdjust, -1);
         cursor.table().release(cursor.table_use());
         self.idle_check();
+    }
+
+    /// The common `open_cursor`: the cursor parked last, when it was opened with exactly `uri`
+    /// and its table still exists, open again with the default configuration. Calls nothing and
+    /// never panics; None (nothing changed) sends the caller to the general path. After
+    /// [`QuickOpen::Finish`] the caller runs [`open_finish`](Self::open_finish).
+    #[inline(always)]
+    pub fn reuse_latest_quick(&mut self, uri: &[u8]) -> Option<(CursorId, QuickOpen)> {
+        if !self.cache_cursors {
+            return None;
+        }
+        let (id, cursor) = self.cursors.unpark_latest_quick(uri, |c| c.table().acquire_quick(c.table_use()))?;
+        cursor.reopen(crate::cursor::CursorConfig::default());
+        cursor.table_use().stats.add(DsrcStat::Reuses, 1);
+        let marked = self.txn.stats_slot().add_unmarked(ConnStat::Reuses, 1);
+        Some((id, if marked { QuickOpen::Done } else { QuickOpen::Finish }))
+    }
+
+    /// What a [`reuse_latest_quick`](Self::reuse_latest_quick) returning
+    /// [`QuickOpen::Finish`] left: the statistics mark.
+    #[cold]
+    #[inline(never)]
+    pub fn open_finish(&mut self) {
+        self.txn.stats_slot().mark_now();
     }
 
     /// Takes a parked cursor opened with `uri` back out of the cache, if the session caches

@@ -9,7 +9,7 @@ mod statistics;
 mod txn;
 mod uri;
 
-pub use cursors::{Closed, CursorId};
+pub use cursors::{Closed, CursorId, QuickClose, QuickOpen};
 pub use schema_ops::Opened;
 pub use statistics::StatsCursor;
 pub use uri::Uri;
@@ -41,6 +41,8 @@ pub struct Session {
     copy_epoch: u64,
     /// Cursors freed by the session itself (stale parked cursors) whose C handles must go.
     freed: Vec<CursorId>,
+    /// A quick close asked for the small sweep of every 40th close (run by `close_finish`).
+    sweep_pending: bool,
 }
 
 impl Session {
@@ -62,6 +64,7 @@ impl Session {
             cursors: cursors::CursorSet::default(),
             copy_epoch: 1,
             freed: Vec::new(),
+            sweep_pending: false,
         })
         .map(|mut s| {
             if let Some(redo) = conn.durable().and_then(|d| d.redo()) {

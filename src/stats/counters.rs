@@ -279,6 +279,26 @@ impl SlotRef<'_> {
         self.record([(stat, n)]);
     }
 
+    /// [`add`](Self::add) for paths that must not call anything: adds, and returns false when
+    /// the slot still has to mark itself for this read epoch ([`mark_now`](Self::mark_now),
+    /// which the caller runs next).
+    #[inline(always)]
+    pub fn add_unmarked(&self, stat: ConnStat, n: i64) -> bool {
+        self.block.counters[stat as usize].add(n);
+        self.block.marked.load(Ordering::Relaxed) == self.all.epoch.load(Ordering::Relaxed)
+    }
+
+    /// Marks the slot dirty for this read epoch if it has not yet (after
+    /// [`add_unmarked`](Self::add_unmarked)).
+    #[cold]
+    #[inline(never)]
+    pub fn mark_now(&self) {
+        let epoch = self.all.epoch.load(Ordering::Relaxed);
+        if self.block.marked.load(Ordering::Relaxed) != epoch {
+            mark(self.all, self.block, self.slot, epoch);
+        }
+    }
+
     /// The current value of `stat`.
     pub fn get(&self, stat: ConnStat) -> i64 {
         self.block.get(stat)

@@ -254,11 +254,17 @@ impl Txn {
         }
     }
 
+    /// Whether [`cursors_idle`](Self::cursors_idle) has a read snapshot to end.
+    #[inline(always)]
+    pub fn holds_read_view(&self) -> bool {
+        self.view.ts != NO_SNAPSHOT
+    }
+
     /// No cursor of the session is positioned any more: an auto-commit or read-committed read
     /// snapshot ends (a snapshot transaction keeps its own).
     #[inline]
     pub fn cursors_idle(&mut self) {
-        if self.view.ts != NO_SNAPSHOT {
+        if self.holds_read_view() {
             self.release_read();
         }
     }
