@@ -130,12 +130,6 @@ impl CursorSet {
         out
     }
 
-    /// One more cursor is positioned (by a call that reached it without [`with`](Self::with)).
-    #[inline(always)]
-    pub fn note_positioned(&mut self) {
-        self.positioned += 1;
-    }
-
     /// Number of positioned cursors.
     #[inline]
     pub fn positioned(&self) -> usize {
@@ -311,6 +305,22 @@ impl CursorSet {
         }
         Some((report, gone))
     }
+}
+
+/// The quick search of `cursor` in `view` (see `Session::search_quick`): when the key is found,
+/// lands on it, counts the search on the table and keeps `positioned` right; otherwise
+/// changes nothing.
+#[inline(always)]
+fn found_quickly(cursor: &mut Cursor, positioned: &mut usize, epoch: u64, view: &ReadView) -> bool {
+    let was_positioned = cursor.is_positioned();
+    if !cursor.search_quick(epoch, view) {
+        return false;
+    }
+    cursor.table_use().stats.add(SEARCH.table_calls, 1);
+    if !was_positioned {
+        *positioned += 1;
+    }
+    true
 }
 
 /// Whether slab entry `id` is a parked cursor opened with `uri`.
@@ -492,20 +502,34 @@ impl Session {
         if !self.txn.search_ready() {
             return false;
         }
-        let was_positioned = cursor.is_positioned();
-        if !cursor.search_quick(self.copy_epoch, self.txn.held_view()) {
+        if !found_quickly(cursor, &mut self.cursors.positioned, self.copy_epoch, self.txn.held_view()) {
             return false;
-        }
-        cursor.table_use().stats.add(SEARCH.table_calls, 1);
-        if !was_positioned {
-            self.cursors.note_positioned();
         }
         self.txn.stats_slot().record([(SEARCH.calls, 1)]);
         true
     }
 
-    /// `WT_CURSOR::search` under the full read-snapshot rules (`read_or_refresh`), counted.
+    /// `WT_CURSOR::search`: the quick path of [`search_quick`](Self::search_quick) for cursor
+    /// `id`, else the full read-snapshot rules (`read_or_refresh`), counted.
+    #[inline(always)]
     pub fn search(&mut self, id: CursorId) -> Result<()> {
+        if self.txn.search_ready() {
+            let (epoch, view) = (self.copy_epoch, self.txn.held_view());
+            let cursors = &mut self.cursors;
+            if let Some(Some(entry)) = cursors.slab.get_mut(id.0) {
+                if found_quickly(&mut entry.cursor, &mut cursors.positioned, epoch, view) {
+                    self.txn.stats_slot().record([(SEARCH.calls, 1)]);
+                    return Ok(());
+                }
+            }
+        }
+        self.search_slow(id)
+    }
+
+    /// [`search`](Self::search) under the full rules.
+    #[cold]
+    #[inline(never)]
+    fn search_slow(&mut self, id: CursorId) -> Result<()> {
         let out = self.read_or_refresh(id, search_again);
         self.count(id, &SEARCH, &out);
         out
