@@ -295,27 +295,19 @@ UL_SET_INT(__ul_shim_set_value_u64, uint64_t, __unlatched_cursor_set_value_int)
 #undef UL_SET_INT
 
 /* The getters pass the caller's pointer on: Rust stores the integer with the field's width. */
-int
-__ul_shim_get_key_int(WT_CURSOR *cursor, ...)
-{
-    va_list ap;
-    void *dst;
-    va_start(ap, cursor);
-    dst = va_arg(ap, void *);
-    va_end(ap);
-    return __unlatched_cursor_get_key_int(cursor, dst);
-}
-
-int
-__ul_shim_get_value_int(WT_CURSOR *cursor, ...)
-{
-    va_list ap;
-    void *dst;
-    va_start(ap, cursor);
-    dst = va_arg(ap, void *);
-    va_end(ap);
-    return __unlatched_cursor_get_value_int(cursor, dst);
-}
+#define UL_GET_INT(name, rust)                       \
+    int name(WT_CURSOR *cursor, ...)                 \
+    {                                                \
+        va_list ap;                                  \
+        void *dst;                                   \
+        va_start(ap, cursor);                        \
+        dst = va_arg(ap, void *);                    \
+        va_end(ap);                                  \
+        return rust(cursor, dst);                    \
+    }
+UL_GET_INT(__ul_shim_get_key_int, __unlatched_cursor_get_key_int)
+UL_GET_INT(__ul_shim_get_value_int, __unlatched_cursor_get_value_int)
+#undef UL_GET_INT
 
 int
 __ul_shim_bind_configuration(WT_SESSION *session, const char *compiled, ...)

@@ -4,7 +4,6 @@
 use libc::{c_char, c_int, c_void, size_t};
 
 use crate::error::{code, Error, Result};
-use crate::cursor::Cursor;
 use crate::pack::{self, Arg, ArgSink, CArg, FieldKind, Format};
 
 use super::boundary::{fail, guard, install_panic_hook};
@@ -282,17 +281,6 @@ pub unsafe extern "C" fn __unlatched_cursor_get_value(cursor: *mut WT_CURSOR, ou
     }
 }
 
-/// The core cursor behind `cursor` and the kind of its one-integer key (`key`) or value, for
-/// the integer entry points' fast paths (see [`CursorHandle::core_int`]).
-///
-/// # Safety
-/// As [`CursorHandle::core_int`].
-#[inline(always)]
-unsafe fn int_cursor<'a>(cursor: *mut WT_CURSOR, key: bool) -> Option<(&'a mut Cursor, FieldKind)> {
-    // SAFETY: per the contract.
-    unsafe { CursorHandle::core_int(cursor, key) }
-}
-
 /// Turns the integer entry points' slow paths into the general ones, with a one-entry array.
 #[inline(never)]
 unsafe extern "C" fn set_int_slow(cursor: *mut WT_CURSOR, v: u64, key: bool) {
@@ -337,56 +325,67 @@ unsafe extern "C" fn get_int_slow(cursor: *mut WT_CURSOR, dst: *mut c_void, key:
     rc
 }
 
-// The integer entry points (`__ul_shim_*_int` in shim.c). Their fast paths contain no call and
-// nothing that can panic, so they need no unwinding guard; everything else goes to the general
-// path, which has one.
-
-#[no_mangle]
-pub unsafe extern "C" fn __unlatched_cursor_set_key_int(cursor: *mut WT_CURSOR, v: u64) {
-    // SAFETY: the int shim passes the application's cursor handle.
-    if let Some((c, kind)) = unsafe { int_cursor(cursor, true) } {
-        if c.set_key_int_quick(kind, v) {
+/// `set_key` (`key`) or `set_value` of one integer: the fast path contains no call and
+/// nothing that can panic, so it needs no unwinding guard; everything else goes to the general
+/// path, which has one.
+///
+/// # Safety
+/// `cursor` is the application's cursor handle, as the int shims pass it.
+#[inline(always)]
+unsafe fn set_int(cursor: *mut WT_CURSOR, v: u64, key: bool) {
+    // SAFETY: per the contract; the cursor reference ends before the general path.
+    if let Some((c, kind)) = unsafe { CursorHandle::core_int(cursor, key) } {
+        if if key { c.set_key_int_quick(kind, v) } else { c.set_value_int_quick(kind, v) } {
             return;
         }
     }
     // SAFETY: as above.
-    unsafe { set_int_slow(cursor, v, true) }
+    unsafe { set_int_slow(cursor, v, key) }
+}
+
+/// `get_key` (`key`) or `get_value` of one integer into the application's `dst`, likewise.
+///
+/// # Safety
+/// `cursor` is the application's cursor handle and `dst` its pointer argument, as the int shims
+/// pass them.
+#[inline(always)]
+unsafe fn get_int(cursor: *mut WT_CURSOR, dst: *mut c_void, key: bool) -> c_int {
+    // SAFETY: per the contract; the cursor reference ends before the general path.
+    unsafe {
+        if let Some((c, kind)) = CursorHandle::core_int(cursor, key) {
+            if let Some(v) = if key { c.key_int(kind) } else { c.value_int(kind) } {
+                store_int(dst, kind, v);
+                return 0;
+            }
+        }
+        get_int_slow(cursor, dst, key)
+    }
+}
+
+// The integer entry points (`__ul_shim_*_int` in shim.c).
+
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_cursor_set_key_int(cursor: *mut WT_CURSOR, v: u64) {
+    // SAFETY: as `set_int`'s contract, which the int shim keeps.
+    unsafe { set_int(cursor, v, true) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __unlatched_cursor_set_value_int(cursor: *mut WT_CURSOR, v: u64) {
-    // SAFETY: the int shim passes the application's cursor handle.
-    if let Some((c, kind)) = unsafe { int_cursor(cursor, false) } {
-        if c.set_value_int_quick(kind, v) {
-            return;
-        }
-    }
-    // SAFETY: as above.
-    unsafe { set_int_slow(cursor, v, false) }
+    // SAFETY: as `set_int`'s contract, which the int shim keeps.
+    unsafe { set_int(cursor, v, false) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __unlatched_cursor_get_key_int(cursor: *mut WT_CURSOR, dst: *mut c_void) -> c_int {
-    // SAFETY: the int shim passes the application's cursor handle and pointer argument.
-    unsafe {
-        if let Some((v, kind)) = int_cursor(cursor, true).and_then(|(c, kind)| Some((c.key_int(kind)?, kind))) {
-            store_int(dst, kind, v);
-            return 0;
-        }
-        get_int_slow(cursor, dst, true)
-    }
+    // SAFETY: as `get_int`'s contract, which the int shim keeps.
+    unsafe { get_int(cursor, dst, true) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __unlatched_cursor_get_value_int(cursor: *mut WT_CURSOR, dst: *mut c_void) -> c_int {
-    // SAFETY: the int shim passes the application's cursor handle and pointer argument.
-    unsafe {
-        if let Some((v, kind)) = int_cursor(cursor, false).and_then(|(c, kind)| Some((c.value_int(kind)?, kind))) {
-            store_int(dst, kind, v);
-            return 0;
-        }
-        get_int_slow(cursor, dst, false)
-    }
+    // SAFETY: as `get_int`'s contract, which the int shim keeps.
+    unsafe { get_int(cursor, dst, false) }
 }
 
 /// Runs a `wiredtiger_struct_*` body with the format parsed; errors go to the session's event

@@ -98,16 +98,10 @@ impl CursorCache {
     /// try a small sweep (every [`CLOSES_PER_SWEEP`]th close).
     #[inline]
     pub fn park(&mut self, hash: u64, id: CursorId) -> bool {
-        if let Some(previous) = self.latest.replace((hash, id)) {
+        if let Some(previous) = self.latest.take() {
             self.to_bucket(previous);
         }
-        self.len += 1;
-        self.closes_to_sweep -= 1;
-        if self.closes_to_sweep == 0 {
-            self.closes_to_sweep = CLOSES_PER_SWEEP;
-            return true;
-        }
-        false
+        self.park_quickly(hash, id)
     }
 
     /// Whether [`park_quickly`](Self::park_quickly) may park the next cursor: the slot of the
