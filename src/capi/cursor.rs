@@ -8,12 +8,18 @@ use crate::error::{code, Error, Result};
 use crate::session::{Closed, CursorId, QuickClose};
 
 use super::boundary::{fail, guard};
+use super::diagnostic;
 use super::handles::{c_str, CursorHandle, SessionHandle};
 use super::shim::{UlPlan, __ul_shim_get_key, __ul_shim_get_value, __ul_shim_set_key, __ul_shim_set_value};
 use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY};
 
 /// Runs a cursor method: finds the session and cursor, runs `body`, reports errors.
 unsafe fn call(cursor: *mut WT_CURSOR, api: &str, body: impl FnOnce(&mut SessionHandle, CursorId) -> Result<()>) -> c_int {
+    // SAFETY: the application passes a cursor handle or NULL.
+    let _call = match unsafe { diagnostic::cursor_call(cursor, api, api != "WT_CURSOR.close") } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
     guard(api, code::WT_PANIC, || {
         // SAFETY: the application passes an open cursor (NULL is rejected below).
         let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return code::EINVAL };
@@ -50,6 +56,8 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         id,
         core: Some(session.core.cursor_address(id)),
         uri,
+        #[cfg(feature = "diagnostic")]
+        closed: false,
         key_int: None,
         value_int: None,
         raw: false,
@@ -99,6 +107,11 @@ unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
 }
 
 unsafe extern "C" fn search(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: the application passes a cursor handle or NULL.
+    let _call = match unsafe { diagnostic::cursor_call(cursor, "WT_CURSOR.search", true) } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
     // The common case first: a key found in the read view the session holds. Nothing in it can
     // panic or fail; it changes nothing when it does not find the key.
     // SAFETY: C calls this slot with its own open cursor (API contract); the cursor reference
@@ -161,6 +174,11 @@ unsafe extern "C" fn reconfigure(cursor: *mut WT_CURSOR, config: *const c_char) 
 }
 
 unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: the application passes a cursor handle or NULL.
+    let _call = match unsafe { diagnostic::cursor_call(cursor, "WT_CURSOR.close", false) } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
     // The common case: parked in the cache. It calls nothing and cannot panic, so it needs no
     // unwinding guard and no stack frame; the rest are tail calls.
     // SAFETY: C calls this slot with its own open cursor (or NULL, refused here).
@@ -168,6 +186,10 @@ unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
         Some((s, id)) => s.core.close_cursor_quick(id),
         None => QuickClose::No,
     };
+    if quick != QuickClose::No {
+        // SAFETY: the live handle just parked.
+        unsafe { diagnostic::set_closed(cursor, true) };
+    }
     match quick {
         QuickClose::Done => 0,
         // SAFETY: as above.
@@ -197,8 +219,10 @@ unsafe extern "C" fn close_slow(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
         call(cursor, "WT_CURSOR.close", |s, id| {
-            if s.core.close_cursor(id)? == Closed::Freed {
-                free_handle(s, id);
+            match s.core.close_cursor(id)? {
+                Closed::Freed => free_handle(s, id),
+                // SAFETY: the cursor's live handle, parked.
+                Closed::Cached => diagnostic::set_closed(cursor, true),
             }
             super::session::free_stale(s);
             Ok(())

@@ -41,6 +41,9 @@ pub struct SessionHandle {
     pub strerror_buf: CString,
     /// Reused buffer for packing keys and values.
     pub scratch: Vec<u8>,
+    /// The thread inside a call on this session, 0 for none (`diagnostic` checks).
+    #[cfg(feature = "diagnostic")]
+    pub busy: std::sync::atomic::AtomicUsize,
 }
 
 /// A cursor handle. The plans follow the public struct because the C shim reads them there.
@@ -65,6 +68,9 @@ pub struct CursorHandle {
     pub stats: Option<Box<crate::session::StatsCursor>>,
     /// The URI exactly as the application passed it (`WT_CURSOR::uri`).
     pub uri: CString,
+    /// Closed by the application (parked in the session's cache; `diagnostic` checks).
+    #[cfg(feature = "diagnostic")]
+    pub closed: bool,
 }
 
 /// The plan of a raw cursor: one `WT_ITEM` holding packed bytes.
@@ -178,29 +184,6 @@ impl CursorHandle {
         if self.raw != cursor.config().raw {
             self.fit(cursor);
         }
-    }
-
-    /// The session, id and integer fast-path kind (of the key when `key`, else of the value) of
-    /// a `WT_CURSOR *`.
-    ///
-    /// # Safety
-    /// As [`parts`](Self::parts).
-    #[inline]
-    pub unsafe fn parts_int<'a>(
-        cursor: *mut WT_CURSOR,
-        key: bool,
-    ) -> Option<(&'a mut SessionHandle, CursorId, Option<FieldKind>)> {
-        let handle = cursor.cast::<CursorHandle>();
-        if handle.is_null() {
-            return None;
-        }
-        // SAFETY: a live cursor handle; the fields are read by value through the raw pointer.
-        let (session, id, kind) = unsafe {
-            let h = &*handle;
-            (h.iface.session, h.id, if key { h.key_int } else { h.value_int })
-        };
-        // SAFETY: the cursor's session is live and, by the threading rule, unaliased.
-        unsafe { SessionHandle::from_ptr(session) }.map(|s| (s, id, kind))
     }
 
     /// The core cursor of a `WT_CURSOR *` and the kind of its one-integer key (when `key`) or

@@ -2,13 +2,16 @@
 //!
 //! Every exported function and method slot runs inside `boundary::guard`, which catches panics
 //! (a panic never unwinds into C) and maps core errors to return codes and event-handler
-//! messages in one place.
+//! messages in one place; the only code outside it is the hot paths' fast cases, which call
+//! nothing and contain nothing that can panic. `diagnostic` adds the contract checks of the
+//! `diagnostic` cargo feature to every session and cursor call.
 
 pub mod types;
 
 mod boundary;
 mod connection;
 mod cursor;
+mod diagnostic;
 mod events;
 mod global;
 mod handles;

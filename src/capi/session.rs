@@ -10,6 +10,7 @@ use crate::session::{Opened, QuickOpen, Session};
 
 use super::boundary::guard;
 use super::cursor::{free_handle, new_handle, report};
+use super::diagnostic;
 use super::events::Events;
 use super::handles::{c_str, ConnectionHandle, CursorHandle, SessionHandle};
 use super::shim::{__ul_shim_bind_configuration, __ul_shim_log_printf};
@@ -17,6 +18,11 @@ use super::types::{WT_CURSOR, WT_SESSION, WT_TS_TXN_TYPE};
 
 /// Runs a session method: finds the session, runs `body`, reports errors.
 unsafe fn call(session: *mut WT_SESSION, api: &str, body: impl FnOnce(&mut SessionHandle) -> Result<()>) -> c_int {
+    // SAFETY: the application passes a session handle or NULL.
+    let _call = match unsafe { diagnostic::session_call(session, api) } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
     guard(api, code::WT_PANIC, || {
         // SAFETY: the application passes an open session it does not use concurrently.
         let Some(s) = (unsafe { SessionHandle::from_ptr(session) }) else { return code::EINVAL };
@@ -45,6 +51,8 @@ pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Re
         stats_cursors: Vec::new(),
         strerror_buf: CString::default(),
         scratch: Vec::new(),
+        #[cfg(feature = "diagnostic")]
+        busy: std::sync::atomic::AtomicUsize::new(0),
     });
     handle.iface.connection = (&conn.iface as *const super::types::WT_CONNECTION).cast_mut();
     let raw = Box::into_raw(handle);
@@ -90,14 +98,23 @@ pub unsafe fn close(raw: *mut SessionHandle) {
 
 unsafe extern "C" fn session_close(session: *mut WT_SESSION, _config: *const c_char) -> c_int {
     // The reference does not parse this method's configuration.
-    guard("WT_SESSION.close", code::WT_PANIC, || {
+    // SAFETY: the application passes a session handle or NULL.
+    let call = match unsafe { diagnostic::session_call(session, "WT_SESSION.close") } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
+    let rc = guard("WT_SESSION.close", code::WT_PANIC, || {
         if session.is_null() {
             return code::EINVAL;
         }
         // SAFETY: the application passes an open session, which it may not use afterwards.
         unsafe { close(session.cast::<SessionHandle>()) };
         0
-    })
+    });
+    if rc == 0 {
+        call.session_freed();
+    }
+    rc
 }
 
 unsafe extern "C" fn reconfigure(session: *mut WT_SESSION, config: *const c_char) -> c_int {
@@ -131,6 +148,11 @@ unsafe extern "C" fn open_cursor(
     // no configuration. It calls nothing but `strlen` and cannot panic, so it needs no
     // unwinding guard; what is left to do (rarely) and every other case are tail calls.
     // (Bitwise: one test for the two that must be NULL.)
+    // SAFETY: the application passes a session handle or NULL.
+    let _call = match unsafe { diagnostic::session_call(session, "WT_SESSION.open_cursor") } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
     if !session.is_null() && !uri.is_null() && !cursorp.is_null() && (to_dup as usize | config as usize) == 0 {
         // SAFETY: the application passes a NUL-terminated URI (API contract).
         let uri_bytes = unsafe { std::slice::from_raw_parts(uri.cast::<u8>(), libc::strlen(uri)) };
@@ -142,6 +164,7 @@ unsafe extern "C" fn open_cursor(
             // SAFETY: the cursor's own live handle; the out-pointer was checked non-NULL.
             unsafe {
                 *cursorp = std::ptr::addr_of_mut!((*handle).iface);
+                diagnostic::set_closed(*cursorp, false);
                 // The default configuration is not raw: a handle parked raw needs refitting.
                 if then == QuickOpen::Finish || (*handle).raw {
                     return open_finish(session, *cursorp);
@@ -185,8 +208,11 @@ unsafe extern "C" fn open_cursor_slow(
     if !cursorp.is_null() {
         // SAFETY: as below.
         if let Some(cursor) = unsafe { open_cached(session, uri, to_dup, config) } {
-            // SAFETY: checked non-NULL; the application's out-pointer.
-            unsafe { *cursorp = cursor };
+            // SAFETY: checked non-NULL; the application's out-pointer and the cursor's handle.
+            unsafe {
+                *cursorp = cursor;
+                diagnostic::set_closed(cursor, false);
+            }
             return 0;
         }
     }
@@ -233,6 +259,7 @@ unsafe extern "C" fn open_cursor_slow(
                 // The handle the cursor had when it was parked, fitted to its new configuration.
                 let handle = &mut *s.cursor_handle(id);
                 handle.refit(s.core.cursor(id));
+                diagnostic::set_closed(&mut handle.iface, false);
                 &mut handle.iface
             } else {
                 let uri = match uri {

@@ -8,6 +8,7 @@ use crate::pack::{self, Arg, ArgSink, CArg, FieldKind, Format};
 
 use super::boundary::{fail, guard, install_panic_hook};
 use super::cursor::report;
+use super::diagnostic;
 use super::events::Events;
 use super::handles::{c_str, CursorHandle, SessionHandle};
 use super::types::{WT_CURSOR, WT_SESSION};
@@ -132,49 +133,12 @@ impl<'a> ArgSink<'a> for OutArgs<'_> {
     }
 }
 
-/// The common `set_key` / `set_value`: a key or value format of one integer field, encoded
-/// straight into the cursor. False (nothing done) when the call needs [`set_item`].
-///
-/// # Safety
-/// As `set_item`.
-#[inline(always)]
-unsafe fn set_int_quick(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) -> bool {
-    // SAFETY: the shim passes the application's cursor handle.
-    let Some((session, id, Some(kind))) = (unsafe { CursorHandle::parts_int(cursor, key) }) else { return false };
-    // SAFETY: a non-NULL `args` holds the plan's one entry.
-    let Some(a) = (unsafe { args.as_ref() }) else { return false };
-    if key {
-        session.core.set_key_int(id, kind, a.u);
-    } else {
-        session.core.set_value_int(id, kind, a.u);
-    }
-    true
-}
-
-/// The common `get_key` / `get_value`: one integer field decoded into the shim's one entry.
-/// `None` (nothing done) when the call needs [`get_item`] (other formats, nothing set, errors).
-///
-/// # Safety
-/// As `get_item`.
-#[inline(always)]
-unsafe fn get_int_quick(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool) -> Option<c_int> {
-    // SAFETY: the shim passes the application's cursor handle.
-    // (`statistics:` cursors have no integer fast path: their id names no session cursor.)
-    let (session, id, Some(kind)) = (unsafe { CursorHandle::parts_int(cursor, key) })? else { return None };
-    if out.is_null() || n != 1 {
-        return None;
-    }
-    let cursor = session.core.cursor(id);
-    let v = if key { cursor.key_int(kind) } else { cursor.value_int(kind) }?;
-    // SAFETY: the shim passes an array of `n` (here 1) entries.
-    unsafe { (*out).u = v };
-    Some(0)
-}
-
 /// `set_key` / `set_value` in general (the shim's arguments packed with the format).
 #[inline(never)]
 unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
     let api = if key { "WT_CURSOR.set_key" } else { "WT_CURSOR.set_value" };
+    // SAFETY: the shim passes the application's cursor handle.
+    let Ok(_call) = (unsafe { diagnostic::cursor_call(cursor, api, true) }) else { return };
     guard(api, (), || {
         // SAFETY: the shim passes the application's cursor handle.
         // (A single integer, the common case, went straight to the cursor: `set_int_quick`.)
@@ -204,6 +168,11 @@ unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
 #[inline(never)]
 unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool) -> c_int {
     let api = if key { "WT_CURSOR.get_key" } else { "WT_CURSOR.get_value" };
+    // SAFETY: the shim passes the application's cursor handle.
+    let _call = match unsafe { diagnostic::cursor_call(cursor, api, true) } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
     guard(api, code::WT_PANIC, || {
         // SAFETY: the shim passes the application's cursor handle.
         // (A single integer that decodes, the common case, went straight into the shim's one
@@ -245,40 +214,26 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
 pub unsafe extern "C" fn __unlatched_cursor_set_key(cursor: *mut WT_CURSOR, args: *const UlArg, n: size_t) {
     let _ = n;
     // SAFETY: called by the shim with the cursor's own plan.
-    if !guard("WT_CURSOR.set_key", true, || unsafe { set_int_quick(cursor, args, true) }) {
-        // SAFETY: as above.
-        unsafe { set_item(cursor, args, true) }
-    }
+    unsafe { set_item(cursor, args, true) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __unlatched_cursor_set_value(cursor: *mut WT_CURSOR, args: *const UlArg, n: size_t) {
     let _ = n;
     // SAFETY: called by the shim with the cursor's own plan.
-    if !guard("WT_CURSOR.set_value", true, || unsafe { set_int_quick(cursor, args, false) }) {
-        // SAFETY: as above.
-        unsafe { set_item(cursor, args, false) }
-    }
+    unsafe { set_item(cursor, args, false) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __unlatched_cursor_get_key(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t) -> c_int {
     // SAFETY: called by the shim with an array of the plan's length.
-    match guard("WT_CURSOR.get_key", Some(code::WT_PANIC), || unsafe { get_int_quick(cursor, out, n, true) }) {
-        Some(rc) => rc,
-        // SAFETY: as above.
-        None => unsafe { get_item(cursor, out, n, true) },
-    }
+    unsafe { get_item(cursor, out, n, true) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __unlatched_cursor_get_value(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t) -> c_int {
     // SAFETY: called by the shim with an array of the plan's length.
-    match guard("WT_CURSOR.get_value", Some(code::WT_PANIC), || unsafe { get_int_quick(cursor, out, n, false) }) {
-        Some(rc) => rc,
-        // SAFETY: as above.
-        None => unsafe { get_item(cursor, out, n, false) },
-    }
+    unsafe { get_item(cursor, out, n, false) }
 }
 
 /// Turns the integer entry points' slow paths into the general ones, with a one-entry array.
@@ -333,6 +288,9 @@ unsafe extern "C" fn get_int_slow(cursor: *mut WT_CURSOR, dst: *mut c_void, key:
 /// `cursor` is the application's cursor handle, as the int shims pass it.
 #[inline(always)]
 unsafe fn set_int(cursor: *mut WT_CURSOR, v: u64, key: bool) {
+    let api = if key { "WT_CURSOR.set_key" } else { "WT_CURSOR.set_value" };
+    // SAFETY: per the contract.
+    let Ok(_call) = (unsafe { diagnostic::cursor_call(cursor, api, true) }) else { return };
     // SAFETY: per the contract; the cursor reference ends before the general path.
     if let Some((c, kind)) = unsafe { CursorHandle::core_int(cursor, key) } {
         if if key { c.set_key_int_quick(kind, v) } else { c.set_value_int_quick(kind, v) } {
@@ -350,6 +308,12 @@ unsafe fn set_int(cursor: *mut WT_CURSOR, v: u64, key: bool) {
 /// pass them.
 #[inline(always)]
 unsafe fn get_int(cursor: *mut WT_CURSOR, dst: *mut c_void, key: bool) -> c_int {
+    let api = if key { "WT_CURSOR.get_key" } else { "WT_CURSOR.get_value" };
+    // SAFETY: per the contract.
+    let _call = match unsafe { diagnostic::cursor_call(cursor, api, true) } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
     // SAFETY: per the contract; the cursor reference ends before the general path.
     unsafe {
         if let Some((c, kind)) = CursorHandle::core_int(cursor, key) {

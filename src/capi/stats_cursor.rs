@@ -30,6 +30,8 @@ pub fn new_handle(session: &mut SessionHandle, stats: StatsCursor, uri: CString)
         raw: false,
         stats: Some(Box::new(stats)),
         core: None,
+        #[cfg(feature = "diagnostic")]
+        closed: false,
     });
     handle.iface.uri = handle.uri.as_ptr();
     // The formats stay `i` / `SSq` for raw cursors too, as for table cursors.
@@ -61,6 +63,11 @@ unsafe fn call(
     api: &str,
     body: impl FnOnce(&mut StatsCursor, &mut SessionHandle) -> Result<()>,
 ) -> c_int {
+    // SAFETY: the application passes a cursor handle or NULL.
+    let _call = match unsafe { super::diagnostic::cursor_call(cursor, api, api != "WT_CURSOR.close") } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
     guard(api, code::WT_PANIC, || {
         // SAFETY: the application passes an open statistics cursor; its session is live and
         // used by no other thread (the API's threading rule).
