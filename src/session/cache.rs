@@ -99,7 +99,7 @@ impl CursorCache {
     #[inline]
     pub fn park(&mut self, hash: u64, id: CursorId) -> bool {
         if let Some(previous) = self.latest.take() {
-            self.to_bucket(previous);
+            self.file_in_bucket(previous);
         }
         self.park_quickly(hash, id)
     }
@@ -129,7 +129,7 @@ impl CursorCache {
     /// Moves a parked cursor to the end of its bucket.
     #[cold]
     #[inline(never)]
-    fn to_bucket(&mut self, (hash, id): (u64, CursorId)) {
+    fn file_in_bucket(&mut self, (hash, id): (u64, CursorId)) {
         if self.buckets.is_empty() {
             self.buckets = (0..BUCKETS).map(|_| Vec::new()).collect();
         }
@@ -140,7 +140,7 @@ impl CursorCache {
     /// walks the buckets).
     fn settle_latest(&mut self) {
         if let Some(latest) = self.latest.take() {
-            self.to_bucket(latest);
+            self.file_in_bucket(latest);
         }
     }
 
