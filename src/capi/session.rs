@@ -144,22 +144,23 @@ unsafe extern "C" fn open_cursor(
     config: *const c_char,
     cursorp: *mut *mut WT_CURSOR,
 ) -> c_int {
-    // The common case: the cursor this session parked last, opened again with the same URI and
-    // no configuration. It calls nothing but `strlen` and cannot panic, so it needs no
-    // unwinding guard; what is left to do (rarely) and every other case are tail calls.
-    // (Bitwise: one test for the two that must be NULL.)
     // SAFETY: the application passes a session handle or NULL.
     let _call = match unsafe { diagnostic::session_call(session, "WT_SESSION.open_cursor") } {
         Ok(call) => call,
         Err(rc) => return rc,
     };
+    // The common case: the cursor this session parked last, opened again with the same URI and
+    // no configuration. It calls nothing but `strlen` and cannot panic, so it needs no
+    // unwinding guard; what is left to do (rarely) and every other case are tail calls.
+    // (Bitwise: one test for the two that must be NULL.)
     if !session.is_null() && !uri.is_null() && !cursorp.is_null() && (to_dup as usize | config as usize) == 0 {
         // SAFETY: the application passes a NUL-terminated URI (API contract).
         let uri_bytes = unsafe { std::slice::from_raw_parts(uri.cast::<u8>(), libc::strlen(uri)) };
         // SAFETY: the application's live session, which no other thread uses during the call.
         let s = unsafe { &mut *session.cast::<SessionHandle>() };
         if let Some((id, then)) = s.core.reuse_latest_quick(uri_bytes) {
-            // Every core cursor has its handle (kept while it was parked).
+            // Every core cursor of a session handle has its handle (made when the cursor was
+            // opened, kept while it is parked).
             let handle = s.cursors.get(id.0).copied().unwrap_or(std::ptr::null_mut());
             // SAFETY: the cursor's own live handle; the out-pointer was checked non-NULL.
             unsafe {

@@ -98,13 +98,6 @@ impl CursorSet {
         &mut self.entry_mut(id).cursor
     }
 
-    /// A cursor, or None for an id that names none: for the C layer's fast paths, which must
-    /// not panic.
-    #[inline(always)]
-    pub fn try_get_mut(&mut self, id: CursorId) -> Option<&mut Cursor> {
-        self.slab.get_mut(id.0)?.as_mut().map(|e| &mut *e.cursor)
-    }
-
     /// The address of cursor `id`, fixed until it is removed: the C layer keeps it in the
     /// cursor's handle (see [`OwnedCursor`]).
     pub fn address(&self, id: CursorId) -> NonNull<Cursor> {
@@ -595,13 +588,6 @@ impl Session {
     #[inline]
     pub fn set_key_int(&mut self, id: CursorId, kind: crate::pack::FieldKind, v: u64) {
         self.cursors.get_mut(id).set_key_int(kind, v)
-    }
-
-    /// A cursor for calls that do not change whether it is positioned, or None for an id that
-    /// names none (the C layer's fast paths, which must not panic).
-    #[inline(always)]
-    pub fn try_cursor_mut(&mut self, id: CursorId) -> Option<&mut Cursor> {
-        self.cursors.try_get_mut(id)
     }
 
     /// `WT_CURSOR::set_value` of a one-integer value format.
