@@ -26,7 +26,7 @@ fn build(dir: &Path, source: &str, link: bool) -> PathBuf {
 }
 
 fn run(exe: &Path, args: &[&str]) -> Output {
-    Command::new(exe).args(args).output().unwrap_or_else(|e| panic!("run {}: {e}", exe.display()))
+    common::with_library(&mut Command::new(exe)).args(args).output().unwrap_or_else(|e| panic!("run {}: {e}", exe.display()))
 }
 
 fn text(b: &[u8]) -> String {

@@ -38,7 +38,7 @@ fn build(name: &str, extra: &[&str]) -> PathBuf {
 /// Builds and runs one C test; it must exit 0.
 fn run(name: &str, args: &[&str]) {
     let exe = build(name, &[]);
-    let output = Command::new(&exe)
+    let output = common::with_library(&mut Command::new(&exe))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -73,4 +73,5 @@ c_tests! {
     stats_cursor,
     stat_log,
     crash,
+    stat_stress,
 }

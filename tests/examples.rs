@@ -22,7 +22,7 @@ fn build_and_run(name: &str) {
     let exe = dir.join(name);
     let src = root().join("examples/c").join(format!("{name}.c"));
     compile_c(&["-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror"], &[src], &exe, &library_dir());
-    let stdout = run_ok(Command::new(&exe).current_dir(&dir));
+    let stdout = run_ok(common::with_library(&mut Command::new(&exe)).current_dir(&dir));
     print!("{stdout}");
     let (_, wants) = EXAMPLES.iter().find(|(n, _)| *n == name).expect("listed example");
     for want in *wants {

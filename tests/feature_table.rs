@@ -59,7 +59,7 @@ fn probe() -> BTreeMap<String, i32> {
     );
     let home = dir.join("home");
     std::fs::create_dir_all(&home).expect("create the probe's home");
-    let out = run_ok(Command::new(&exe).arg(&home).current_dir(&dir));
+    let out = run_ok(common::with_library(&mut Command::new(&exe)).arg(&home).current_dir(&dir));
     out.lines()
         .map(|l| {
             let (name, rc) = l.split_once('\t').unwrap_or_else(|| panic!("bad probe line: {l}"));

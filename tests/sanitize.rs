@@ -28,6 +28,7 @@ const C_TESTS: &[&str] = &[
     "stats_cursor",
     "stat_log",
     "crash",
+    "stat_stress",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -54,7 +55,7 @@ fn sanitized(name: &str, extra_flags: &[&str], sources: &[PathBuf], dir_name: &s
     // Stop at the first UBSan report, unless a known one must be stepped over.
     let halt = if known.is_empty() { 1 } else { 0 };
     let out = output(
-        Command::new(&exe)
+        common::with_library(&mut Command::new(&exe))
             .current_dir(root())
             .env("ASAN_OPTIONS", "detect_leaks=1")
             .env("LSAN_OPTIONS", "")
@@ -129,6 +130,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_stats_cursor => "stats_cursor",
     asan_ubsan_c_stat_log => "stat_log",
     asan_ubsan_c_crash => "crash",
+    asan_ubsan_c_stat_stress => "stat_stress",
 }
 
 sanitized_tests! { example:
@@ -194,7 +196,7 @@ fn leak_sanitizer_reports_an_unclosed_connection() {
     .expect("write the canary");
     let exe = dir.join("leak");
     compile_c(FLAGS, &[src], &exe, &library_dir());
-    let out = output(Command::new(&exe).env("ASAN_OPTIONS", "detect_leaks=1").env("LSAN_OPTIONS", ""));
+    let out = output(common::with_library(&mut Command::new(&exe)).env("ASAN_OPTIONS", "detect_leaks=1").env("LSAN_OPTIONS", ""));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && stderr.contains("ERROR: LeakSanitizer: detected memory leaks"),

@@ -6,6 +6,9 @@
 //! instruction and no cache line that another thread writes (the seed `000_*` lesson). Readers
 //! (statistics cursors, the statistics log) sum the blocks when they take a snapshot; the sum is
 //! not one atomic instant, and each counter in it is exact up to the operations still in flight.
+//! Within one block, the counters the cursor cache's figures are derived from are read as of
+//! one instant ([`read_window`]), so those figures are each session's true state at some moment
+//! of the read.
 //!
 //! Readers keep what they read last time and re-read only the blocks of sessions that recorded
 //! something since: a session marks itself in a dirty bitmap on its first event after each read
@@ -34,16 +37,45 @@ use super::is_clearable;
 pub struct Counter(AtomicI64);
 
 impl Counter {
-    /// Adds `n`. Only the owner calls this, so a load and a store suffice.
+    /// Adds `n`. Only the owner calls this, so a load and a store suffice. The store is a
+    /// release (a plain store on x86-64): a reader that sees it sees the owner's earlier counts
+    /// too, which [`read_window`] relies on.
     #[inline(always)]
     pub fn add(&self, n: i64) {
-        self.0.store(self.0.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
+        self.0.store(self.0.load(Ordering::Relaxed).wrapping_add(n), Ordering::Release);
     }
 
     /// The current value.
     #[inline]
     pub fn get(&self) -> i64 {
-        self.0.load(Ordering::Relaxed)
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// How often a reader tries for a quiet window before it keeps what it read.
+const WINDOW_TRIES: usize = 16;
+
+/// Reads `counters` into `out`, then the figures derived from the cache's counters again so
+/// that they are those of one instant: `closes` (cache-closes, which only grows) is read
+/// before and after `others` (reuses and the adjustments), and the reading is kept once
+/// `closes` did not move in between. Read in one go instead, a reuse and a cache-close landing
+/// between the reads of the two would show a cursor too many as open. The owner counts a
+/// reuse before the close that follows it, with release stores, so within a quiet window the
+/// reuses read are those of that instant. A session cycling faster than a few loads for
+/// [`WINDOW_TRIES`] tries leaves the last reading, off by at most its cycles during one read.
+fn read_window<const N: usize>(counters: &[Counter; N], closes: usize, others: &[usize], out: &mut [i64; N]) {
+    for (o, c) in out.iter_mut().zip(counters) {
+        *o = c.get();
+    }
+    for _ in 0..WINDOW_TRIES {
+        let before = counters[closes].get();
+        for &i in others {
+            out[i] = counters[i].get();
+        }
+        out[closes] = counters[closes].get();
+        if out[closes] == before {
+            return;
+        }
     }
 }
 
@@ -238,6 +270,14 @@ impl Default for SessionStats {
 }
 
 impl SessionStats {
+    /// Every counter, with the cache's figures as of one instant (see [`read_window`]).
+    pub fn read(&self) -> [i64; CONN_STATS] {
+        let mut out = [0; CONN_STATS];
+        let others = [ConnStat::Reuses as usize, ConnStat::OpenAdjust as usize, ConnStat::CachedAdjust as usize];
+        read_window(&self.counters, ConnStat::CacheCloses as usize, &others, &mut out);
+        out
+    }
+
     /// The current value of `stat`.
     pub fn get(&self, stat: ConnStat) -> i64 {
         self.counters[stat as usize].get()
@@ -361,10 +401,14 @@ impl TableStats {
         self.counters[stat as usize].add(n);
     }
 
-    /// Adds every counter of `self` into `totals`.
+    /// Adds every counter of `self` into `totals`, the cache's figures as of one instant (see
+    /// [`read_window`]).
     pub fn add_into(&self, totals: &mut [i64; DSRC_STATS]) {
-        for (t, c) in totals.iter_mut().zip(&self.counters) {
-            *t += c.get();
+        let mut now = [0; DSRC_STATS];
+        let others = [DsrcStat::Reuses as usize, DsrcStat::OpenAdjust as usize];
+        read_window(&self.counters, DsrcStat::CacheCloses as usize, &others, &mut now);
+        for (t, n) in totals.iter_mut().zip(now) {
+            *t += n;
         }
     }
 }
@@ -435,9 +479,8 @@ impl Summer {
             }
         }
         for &slot in taken.iter().chain(&self.recheck) {
-            let (block, seen) = (&stats.blocks[slot], &mut self.seen[slot]);
-            for ((total, old), counter) in self.totals.iter_mut().zip(seen.iter_mut()).zip(&block.counters) {
-                let now = counter.get();
+            let (now, seen) = (stats.blocks[slot].read(), &mut self.seen[slot]);
+            for ((total, old), now) in self.totals.iter_mut().zip(seen.iter_mut()).zip(now) {
                 *total += now - *old;
                 *old = now;
             }

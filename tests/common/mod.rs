@@ -23,6 +23,13 @@ pub fn library_dir() -> PathBuf {
     panic!("libunlatched.so not found next to {}", exe.display());
 }
 
+/// `cmd`, a program linked against this build's library, set to load exactly that library:
+/// `cargo test` puts `target/<profile>` in `LD_LIBRARY_PATH`, ahead of the program's run path,
+/// and a `libunlatched.so` left there by an earlier `cargo build` would be loaded instead.
+pub fn with_library(cmd: &mut Command) -> &mut Command {
+    cmd.env("LD_LIBRARY_PATH", library_dir())
+}
+
 /// A fresh, empty scratch directory for one test under Cargo's temporary directory.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
