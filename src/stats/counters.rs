@@ -7,7 +7,7 @@
 //! (statistics cursors, the statistics log) sum the blocks when they take a snapshot; the sum is
 //! not one atomic instant, and each counter in it is exact up to the operations still in flight.
 //! Within one block, the counters the cursor cache's figures are derived from are read as of
-//! one instant ([`read_window`]), so those figures are each session's true state at some moment
+//! one instant (`read_window`), so those figures are each session's true state at some moment
 //! of the read.
 //!
 //! Readers keep what they read last time and re-read only the blocks of sessions that recorded
@@ -39,7 +39,7 @@ pub struct Counter(AtomicI64);
 impl Counter {
     /// Adds `n`. Only the owner calls this, so a load and a store suffice. The store is a
     /// release (a plain store on x86-64): a reader that sees it sees the owner's earlier counts
-    /// too, which [`read_window`] relies on.
+    /// too, which `read_window` relies on.
     #[inline(always)]
     pub fn add(&self, n: i64) {
         self.0.store(self.0.load(Ordering::Relaxed).wrapping_add(n), Ordering::Release);
@@ -270,7 +270,7 @@ impl Default for SessionStats {
 }
 
 impl SessionStats {
-    /// Every counter, with the cache's figures as of one instant (see [`read_window`]).
+    /// Every counter, with the cache's figures as of one instant (see `read_window`).
     pub fn read(&self) -> [i64; CONN_STATS] {
         let mut out = [0; CONN_STATS];
         let others = [ConnStat::Reuses as usize, ConnStat::OpenAdjust as usize, ConnStat::CachedAdjust as usize];
@@ -402,7 +402,7 @@ impl TableStats {
     }
 
     /// Adds every counter of `self` into `totals`, the cache's figures as of one instant (see
-    /// [`read_window`]).
+    /// `read_window`).
     pub fn add_into(&self, totals: &mut [i64; DSRC_STATS]) {
         let mut now = [0; DSRC_STATS];
         let others = [DsrcStat::Reuses as usize, DsrcStat::OpenAdjust as usize];
