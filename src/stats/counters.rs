@@ -2,7 +2,7 @@
 //!
 //! Every connection statistic lives in one [`SessionStats`] block per session slot, and every
 //! data-source statistic in one [`TableStats`] block per (session, table) use record. The owning
-//! session updates its counters with a relaxed load and a relaxed store: no read-modify-write
+//! session updates its counters with a relaxed load and a release store: no read-modify-write
 //! instruction and no cache line that another thread writes (the seed `000_*` lesson). Readers
 //! (statistics cursors, the statistics log) sum the blocks when they take a snapshot; the sum is
 //! not one atomic instant, and each counter in it is exact up to the operations still in flight.
