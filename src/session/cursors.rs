@@ -642,8 +642,9 @@ impl Session {
         let Some(sweep_due) = self.cursors.park_quick(id, self.cache_cursors) else { return QuickClose::No };
         // Parking resets the cursor; the reset counts as a cache-close (see `stats::counters`).
         let marked = self.txn.stats_slot().add_unmarked(ConnStat::CacheCloses, 1);
-        // With no cursor positioned, the auto-commit read snapshot ends.
-        let idle = self.cursors.positioned() == 0 && self.txn.holds_read_view();
+        // With no cursor positioned, the auto-commit read snapshot ends (there is nothing to do
+        // when a snapshot transaction owns the view).
+        let idle = self.cursors.positioned() == 0 && self.txn.idle_ends_snapshot();
         if sweep_due {
             self.sweep_pending = true;
         }
@@ -683,10 +684,10 @@ impl Session {
     /// [`QuickOpen::Finish`] the caller runs [`open_finish`](Self::open_finish).
     #[inline(always)]
     pub fn reuse_latest_quick(&mut self, uri: &[u8]) -> Option<(CursorId, QuickOpen)> {
-        if !self.cache_cursors {
-            return None;
-        }
+        // No test of `cache_cursors`: a session that stops caching empties its cache, and one
+        // that does not cache parks nothing, so a parked cursor means the session caches.
         let (id, cursor) = self.cursors.unpark_latest_quick(uri, |c| c.table().acquire_quick(c.table_use()))?;
+        debug_assert!(self.cache_cursors);
         cursor.reopen(crate::cursor::CursorConfig::default());
         cursor.table_use().stats.add(DsrcStat::Reuses, 1);
         let marked = self.txn.stats_slot().add_unmarked(ConnStat::Reuses, 1);

@@ -254,17 +254,18 @@ impl Txn {
         }
     }
 
-    /// Whether [`cursors_idle`](Self::cursors_idle) has a read snapshot to end.
+    /// Whether [`cursors_idle`](Self::cursors_idle) has a read snapshot to end (one that no
+    /// snapshot transaction owns).
     #[inline(always)]
-    pub fn holds_read_view(&self) -> bool {
-        self.view.ts != NO_SNAPSHOT
+    pub fn idle_ends_snapshot(&self) -> bool {
+        self.view.ts != NO_SNAPSHOT && !self.txn_snapshot
     }
 
     /// No cursor of the session is positioned any more: an auto-commit or read-committed read
     /// snapshot ends (a snapshot transaction keeps its own).
     #[inline]
     pub fn cursors_idle(&mut self) {
-        if self.holds_read_view() {
+        if self.view.ts != NO_SNAPSHOT {
             self.release_read();
         }
     }
