@@ -22,7 +22,7 @@
 //! other resets plus cache-closes (caching resets the cursor). See [`conn_report`] and
 //! [`dsrc_report`].
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
@@ -255,17 +255,17 @@ pub fn dsrc_report(totals: &[i64; DSRC_STATS], baseline: &[i64; DSRC_STATS]) -> 
     out
 }
 
-/// One session slot's connection statistics, plus the read epoch in which the slot last marked
-/// itself dirty (see [`SlotStats`]).
+/// One session slot's connection statistics, plus whether the slot is marked in the dirty
+/// bitmap since the reader last took its bit (see [`SlotStats`]).
 #[derive(Debug)]
 pub struct SessionStats {
-    marked: AtomicU64,
+    marked: AtomicBool,
     counters: [Counter; CONN_STATS],
 }
 
 impl Default for SessionStats {
     fn default() -> Self {
-        SessionStats { marked: AtomicU64::new(u64::MAX), counters: std::array::from_fn(|_| Counter::default()) }
+        SessionStats { marked: AtomicBool::new(false), counters: std::array::from_fn(|_| Counter::default()) }
     }
 }
 
@@ -298,18 +298,17 @@ pub struct SlotRef<'a> {
 }
 
 impl SlotRef<'_> {
-    /// Records one event: adds each `(counter, n)`; the first event of a read epoch also marks
-    /// the slot dirty for readers (owner only).
+    /// Records one event: adds each `(counter, n)`; the first event after the reader took the
+    /// slot's bit also marks the slot dirty again (owner only).
     #[inline(always)]
     pub fn record<const N: usize>(&self, changes: [(ConnStat, i64); N]) {
         for (stat, n) in changes {
             self.block.counters[stat as usize].add(n);
         }
-        // A plain load of a line readers write once per read; a shared write only once per
-        // epoch per session.
-        let epoch = self.all.epoch.load(Ordering::Relaxed);
-        if self.block.marked.load(Ordering::Relaxed) != epoch {
-            mark(self.all, self.block, self.slot, epoch);
+        // A load from the session's own block, which the reader writes once per read that takes
+        // its bit; a shared write only on the first event after that.
+        if !self.block.marked.load(Ordering::Relaxed) {
+            mark(self.all, self.block, self.slot);
         }
     }
 
@@ -320,22 +319,20 @@ impl SlotRef<'_> {
     }
 
     /// [`add`](Self::add) for paths that must not call anything: adds, and returns false when
-    /// the slot still has to mark itself for this read epoch ([`mark_now`](Self::mark_now),
-    /// which the caller runs next).
+    /// the slot still has to mark itself dirty ([`mark_now`](Self::mark_now), which the caller
+    /// runs next).
     #[inline(always)]
     pub fn add_unmarked(&self, stat: ConnStat, n: i64) -> bool {
         self.block.counters[stat as usize].add(n);
-        self.block.marked.load(Ordering::Relaxed) == self.all.epoch.load(Ordering::Relaxed)
+        self.block.marked.load(Ordering::Relaxed)
     }
 
-    /// Marks the slot dirty for this read epoch if it has not yet (after
-    /// [`add_unmarked`](Self::add_unmarked)).
+    /// Marks the slot dirty if it is not marked (after [`add_unmarked`](Self::add_unmarked)).
     #[cold]
     #[inline(never)]
     pub fn mark_now(&self) {
-        let epoch = self.all.epoch.load(Ordering::Relaxed);
-        if self.block.marked.load(Ordering::Relaxed) != epoch {
-            mark(self.all, self.block, self.slot, epoch);
+        if !self.block.marked.load(Ordering::Relaxed) {
+            mark(self.all, self.block, self.slot);
         }
     }
 
@@ -350,12 +347,12 @@ impl SlotRef<'_> {
     }
 }
 
-/// Marks `slot` dirty for readers in read epoch `epoch` (its owner, on its first event of the
-/// epoch). Out of line and by value, so that the recording path keeps nothing on the stack for it.
+/// Marks `slot` dirty for readers (its owner, on its first event after the reader took its
+/// bit). Out of line and by value, so that the recording path keeps nothing on the stack for it.
 #[cold]
 #[inline(never)]
-fn mark(all: &SlotStats, block: &SessionStats, slot: usize, epoch: u64) {
-    block.marked.store(epoch, Ordering::Relaxed);
+fn mark(all: &SlotStats, block: &SessionStats, slot: usize) {
+    block.marked.store(true, Ordering::Relaxed);
     // Release: a reader that takes the bit sees the counters written before it.
     all.dirty[slot / 64].fetch_or(1 << (slot % 64), Ordering::Release);
 }
@@ -416,18 +413,19 @@ impl TableStats {
 /// The statistics blocks of every session slot of a connection, and what lets a reader skip
 /// the idle ones.
 ///
-/// Readers keep running sums. Each read starts a new *epoch*; a session records into its own
-/// block and, on its first event of an epoch, sets its bit in the `dirty` bitmap (one shared
-/// write per session per read, none per operation). A read then re-reads only the blocks whose
-/// bits it takes, plus those it took the time before: an event recorded after its session's
-/// bit was taken, in the same epoch, is read by that next read at the latest. Walking 4,000
-/// idle sessions is a scan of 63 bitmap words.
+/// Readers keep running sums. A session records into its own block and, on its first event
+/// after the reader took its bit, sets its bit in the `dirty` bitmap again (one shared write per
+/// session per read, none per operation): the reader, taking a bit, clears the block's `marked`
+/// flag, which is all the session checks. A read then re-reads only the blocks whose bits it
+/// takes, plus those it took the time before: an event that raced with the taking of its
+/// session's bit (counted, but not marking because the flag was not cleared yet, or not yet
+/// visible to the read) is read by that next read at the latest. Walking 4,000 idle sessions
+/// is a scan of 63 bitmap words.
 #[derive(Debug)]
 pub struct SlotStats {
     /// One block per slot, each its own allocation so that a session can hold its block
     /// directly ([`OwnedSlot`]).
     blocks: Box<[Arc<CachePadded<SessionStats>>]>,
-    epoch: CachePadded<AtomicU64>,
     dirty: Box<[AtomicU64]>,
 }
 
@@ -436,7 +434,6 @@ impl SlotStats {
     pub fn new(slots: usize) -> Self {
         SlotStats {
             blocks: (0..slots).map(|_| Arc::new(CachePadded::new(SessionStats::default()))).collect(),
-            epoch: CachePadded::new(AtomicU64::new(0)),
             dirty: (0..slots.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
         }
     }
@@ -468,13 +465,14 @@ impl Summer {
         if self.seen.len() < stats.blocks.len() {
             self.seen.resize(stats.blocks.len(), [0; CONN_STATS]);
         }
-        // From here on, sessions mark themselves again at their next event.
-        stats.epoch.fetch_add(1, Ordering::SeqCst);
         let mut taken = Vec::new();
         for (w, word) in stats.dirty.iter().enumerate() {
             let mut bits = word.swap(0, Ordering::Acquire);
             while bits != 0 {
-                taken.push(w * 64 + bits.trailing_zeros() as usize);
+                let slot = w * 64 + bits.trailing_zeros() as usize;
+                // From here on, the session marks itself again at its next event.
+                stats.blocks[slot].marked.store(false, Ordering::SeqCst);
+                taken.push(slot);
                 bits &= bits - 1;
             }
         }
