@@ -54,7 +54,8 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         key_plan: UlPlan::raw(),
         value_plan: UlPlan::raw(),
         id,
-        core: Some(session.core.cursor_address(id)),
+        core: Some(session.core.cursor_addresses(id).0),
+        entry: Some(session.core.cursor_addresses(id).1),
         uri,
         #[cfg(feature = "diagnostic")]
         closed: false,
@@ -182,8 +183,8 @@ unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
     // The common case: parked in the cache. It calls nothing and cannot panic, so it needs no
     // unwinding guard and no stack frame; the rest are tail calls.
     // SAFETY: C calls this slot with its own open cursor (or NULL, refused here).
-    let quick = match unsafe { CursorHandle::parts(cursor) } {
-        Some((s, id)) => s.core.close_cursor_quick(id),
+    let quick = match unsafe { CursorHandle::entry_parts(cursor) } {
+        Some((s, id, entry)) => s.core.close_cursor_quick(id, entry),
         None => QuickClose::No,
     };
     if quick != QuickClose::No {

@@ -11,7 +11,7 @@ use libc::c_char;
 use crate::conn::Connection;
 use crate::cursor::Cursor;
 use crate::pack::{CArg, FieldKind};
-use crate::session::{CursorId, Session};
+use crate::session::{CursorId, Entry, Session};
 
 use super::events::Events;
 use super::shim::UlPlan;
@@ -57,6 +57,9 @@ pub struct CursorHandle {
     /// per-call fast paths reach it without going through the session. Valid as long as this
     /// handle: the core frees a cursor only together with its handle.
     pub core: Option<NonNull<Cursor>>,
+    /// The session's entry for that cursor, likewise (None for `statistics:` cursors): `close`
+    /// parks the cursor through it.
+    pub entry: Option<NonNull<Entry>>,
     /// The key's one integer field, when the key format is a single integer: `set_key` and
     /// `get_key` then move that integer without the general packing path.
     pub key_int: Option<FieldKind>,
@@ -224,6 +227,25 @@ impl CursorHandle {
         let core = unsafe { &mut *core?.as_ptr() };
         // SAFETY: the cursor's session is live and, by the threading rule, unaliased.
         unsafe { SessionHandle::from_ptr(session) }.map(|s| (s, id, core))
+    }
+
+    /// The session, id and session entry of a `WT_CURSOR *`, for `close`'s fast path; None for
+    /// NULL and statistics cursors.
+    ///
+    /// # Safety
+    /// As [`core_parts`](Self::core_parts), for the entry.
+    #[inline(always)]
+    pub unsafe fn entry_parts<'a>(cursor: *mut WT_CURSOR) -> Option<(&'a mut SessionHandle, CursorId, &'a mut Entry)> {
+        let handle = cursor.cast::<CursorHandle>();
+        if handle.is_null() {
+            return None;
+        }
+        // SAFETY: a live cursor handle; the fields are read by value through the raw pointer.
+        let (session, id, entry) = unsafe { ((*handle).iface.session, (*handle).id, (*handle).entry) };
+        // SAFETY: the entry lives as long as the handle; per the contract nothing else borrows it.
+        let entry = unsafe { &mut *entry?.as_ptr() };
+        // SAFETY: the cursor's session is live and, by the threading rule, unaliased.
+        unsafe { SessionHandle::from_ptr(session) }.map(|s| (s, id, entry))
     }
 
     /// The session and id of a `WT_CURSOR *`.

@@ -7,11 +7,9 @@
 //! application set survive, items the engine returned do not.
 
 mod config;
-mod owned;
 mod state;
 
 pub use config::CursorConfig;
-pub use owned::OwnedCursor;
 pub use state::{Held, Owner};
 
 use std::cmp::Ordering;

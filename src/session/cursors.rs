@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use std::ptr::NonNull;
 
-use crate::cursor::{Cursor, Exact, OwnedCursor};
+use crate::cursor::{Cursor, Exact};
 use crate::error::{Kind, Result};
 use crate::stats::counters::{ConnStat, DsrcStat};
 use crate::pack::Format;
@@ -13,6 +13,7 @@ use crate::store::ReadView;
 use crate::txn::Txn;
 
 use super::cache::{CursorCache, Sweep, SweepReport};
+use super::pinned::Pinned;
 use super::txn::search_again;
 use super::Session;
 
@@ -20,9 +21,11 @@ use super::Session;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CursorId(pub usize);
 
-/// A cursor of the session, open or parked in the cursor cache.
-struct Entry {
-    cursor: OwnedCursor,
+/// A cursor of the session, open or parked in the cursor cache, with what the session keeps
+/// about it. Entries live at fixed addresses (`Pinned`): the C layer's handle points at its
+/// entry, so that `close` finds it without the slab.
+pub struct Entry {
+    cursor: Cursor,
     /// The URI the cursor was opened with, exactly (the cache's key), and its hash.
     uri: Box<str>,
     hash: u64,
@@ -38,7 +41,7 @@ struct Entry {
 /// A slab of cursors (open and cached), the cursor cache, and the number currently positioned.
 #[derive(Default)]
 pub struct CursorSet {
-    slab: Vec<Option<Entry>>,
+    slab: Vec<Option<Pinned<Entry>>>,
     free: Vec<usize>,
     cache: CursorCache,
     positioned: usize,
@@ -50,14 +53,14 @@ impl CursorSet {
     /// cache.
     pub fn add(&mut self, uri: &str, cacheable: bool, cursor: Cursor) -> CursorId {
         self.next_seq += 1;
-        let entry = Entry {
-            cursor: OwnedCursor::new(cursor),
+        let entry = Pinned::new(Entry {
+            cursor,
             uri: uri.into(),
             hash: self.cache.hash(uri.as_bytes()),
             cacheable,
             cached: false,
             seq: self.next_seq,
-        };
+        });
         match self.free.pop() {
             Some(i) => {
                 self.slab[i] = Some(entry);
@@ -79,13 +82,13 @@ impl CursorSet {
     }
 
     /// Removes a cursor for good.
-    pub fn remove(&mut self, id: CursorId) -> Box<Cursor> {
+    pub fn remove(&mut self, id: CursorId) -> Cursor {
         let entry = self.slab[id.0].take().expect("cursor ids are valid while the cursor exists");
         if entry.cursor.is_positioned() {
             self.positioned -= 1;
         }
         self.free.push(id.0);
-        entry.cursor.into_box()
+        entry.into_inner().cursor
     }
 
     /// A cursor.
@@ -98,10 +101,13 @@ impl CursorSet {
         &mut self.entry_mut(id).cursor
     }
 
-    /// The address of cursor `id`, fixed until it is removed: the C layer keeps it in the
-    /// cursor's handle (see [`OwnedCursor`]).
-    pub fn address(&self, id: CursorId) -> NonNull<Cursor> {
-        self.entry(id).cursor.as_ptr()
+    /// The addresses of cursor `id` and of its entry, fixed until it is removed: the C layer
+    /// keeps them in the cursor's handle (see `Pinned`).
+    pub fn addresses(&self, id: CursorId) -> (NonNull<Cursor>, NonNull<Entry>) {
+        let entry = self.slab[id.0].as_ref().expect("cursor ids are valid while the cursor exists").as_ptr();
+        // SAFETY: a field of a live entry, addressed without making a reference to it.
+        let cursor = unsafe { NonNull::new_unchecked(std::ptr::addr_of_mut!((*entry.as_ptr()).cursor)) };
+        (cursor, entry)
     }
 
     /// The URI a cursor was opened with.
@@ -135,7 +141,7 @@ impl CursorSet {
     }
 
     fn open_entries(&self) -> impl Iterator<Item = (usize, &Entry)> {
-        self.slab.iter().enumerate().filter_map(|(i, e)| e.as_ref().filter(|e| !e.cached).map(|e| (i, e)))
+        self.slab.iter().enumerate().filter_map(|(i, e)| e.as_deref().filter(|e| !e.cached).map(|e| (i, e)))
     }
 
     /// Resets every open cursor (rollback, session reset and reconfigure: the documented
@@ -180,16 +186,16 @@ impl CursorSet {
     }
 
     /// [`park`](Self::park) in the common case, where it can only succeed and calls nothing:
-    /// parks cursor `id` if the session caches cursors, the cursor is open and cacheable and
-    /// the slot of the cursor parked last is free, and returns `Some(sweep_due)` (as `park`);
-    /// otherwise changes nothing and returns None. Never panics.
+    /// parks cursor `id`, whose entry is `entry` (reached by the caller through its address),
+    /// if the session caches cursors, the cursor is open and cacheable and the slot of the
+    /// cursor parked last is free, and returns `Some(sweep_due)` (as `park`); otherwise
+    /// changes nothing and returns None. Never panics.
     #[inline(always)]
-    pub fn park_quick(&mut self, id: CursorId, caching: bool) -> Option<bool> {
-        let Some(Some(entry)) = self.slab.get_mut(id.0) else { return None };
+    pub fn park_quick(&mut self, id: CursorId, entry: &mut Entry, caching: bool) -> Option<bool> {
         if entry.cached || !(caching && entry.cacheable) || !self.cache.parks_quickly() {
             return None;
         }
-        let cursor = &mut *entry.cursor;
+        let cursor = &mut entry.cursor;
         if !cursor.resets_quickly() {
             return None;
         }
@@ -251,6 +257,7 @@ impl CursorSet {
     ) -> Option<(CursorId, &mut Cursor)> {
         let id = self.cache.latest()?;
         let Some(Some(entry)) = self.slab.get_mut(id.0) else { return None };
+        let entry: &mut Entry = entry;
         if !entry.cached || !bytes_eq(entry.uri.as_bytes(), uri) || !admit(&mut entry.cursor) {
             return None;
         }
@@ -258,7 +265,7 @@ impl CursorSet {
         self.next_seq += 1;
         entry.cached = false;
         entry.seq = self.next_seq;
-        Some((id, &mut *entry.cursor))
+        Some((id, &mut entry.cursor))
     }
 
     /// The look-up by hash, when the cursor parked last is not for `uri`. Out of line: the
@@ -318,7 +325,7 @@ fn found_quickly(cursor: &mut Cursor, positioned: &mut usize, epoch: u64, view: 
 
 /// Whether slab entry `id` is a parked cursor opened with `uri`.
 #[inline]
-fn same_uri(slab: &[Option<Entry>], id: CursorId, uri: &[u8]) -> bool {
+fn same_uri(slab: &[Option<Pinned<Entry>>], id: CursorId, uri: &[u8]) -> bool {
     slab[id.0].as_ref().is_some_and(|e| e.cached && bytes_eq(e.uri.as_bytes(), uri))
 }
 
@@ -633,13 +640,14 @@ impl Session {
         Ok(closed)
     }
 
-    /// The common `WT_CURSOR::close`: parks the cursor when that is all there is to do (see
-    /// `CursorSet::park_quick`). Calls nothing and never panics, so that the C layer's entry
+    /// The common `WT_CURSOR::close` of cursor `id`, whose entry is `entry` (which the C layer
+    /// reaches through its address, see `CursorSet::addresses`): parks the cursor when that is
+    /// all there is to do (see `CursorSet::park_quick`). Calls nothing and never panics, so that the C layer's entry
     /// needs no stack frame: what is left to do, if anything, the caller runs next with
     /// [`close_finish`](Self::close_finish).
     #[inline(always)]
-    pub fn close_cursor_quick(&mut self, id: CursorId) -> QuickClose {
-        let Some(sweep_due) = self.cursors.park_quick(id, self.cache_cursors) else { return QuickClose::No };
+    pub fn close_cursor_quick(&mut self, id: CursorId, entry: &mut Entry) -> QuickClose {
+        let Some(sweep_due) = self.cursors.park_quick(id, entry, self.cache_cursors) else { return QuickClose::No };
         // Parking resets the cursor; the reset counts as a cache-close (see `stats::counters`).
         let marked = self.txn.stats_slot().add_unmarked(ConnStat::CacheCloses, 1);
         // With no cursor positioned, the auto-commit read snapshot ends (there is nothing to do

@@ -4,12 +4,13 @@
 
 mod cache;
 mod cursors;
+mod pinned;
 mod schema_ops;
 mod statistics;
 mod txn;
 mod uri;
 
-pub use cursors::{Closed, CursorId, QuickClose, QuickOpen};
+pub use cursors::{Closed, CursorId, Entry, QuickClose, QuickOpen};
 pub use schema_ops::Opened;
 pub use statistics::StatsCursor;
 pub use uri::Uri;
@@ -168,8 +169,8 @@ impl Session {
     }
 
     /// A cursor of this session.
-    pub fn cursor_address(&self, id: CursorId) -> std::ptr::NonNull<Cursor> {
-        self.cursors.address(id)
+    pub fn cursor_addresses(&self, id: CursorId) -> (std::ptr::NonNull<Cursor>, std::ptr::NonNull<Entry>) {
+        self.cursors.addresses(id)
     }
 
     /// A cursor.
