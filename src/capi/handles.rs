@@ -217,16 +217,8 @@ impl CursorHandle {
     /// cursor while the cursor reference is alive.
     #[inline(always)]
     pub unsafe fn core_parts<'a>(cursor: *mut WT_CURSOR) -> Option<(&'a mut SessionHandle, CursorId, &'a mut Cursor)> {
-        let handle = cursor.cast::<CursorHandle>();
-        if handle.is_null() {
-            return None;
-        }
-        // SAFETY: a live cursor handle; the fields are read by value through the raw pointer.
-        let (session, id, core) = unsafe { ((*handle).iface.session, (*handle).id, (*handle).core) };
-        // SAFETY: `core` lives as long as the handle; per the contract nothing else borrows it.
-        let core = unsafe { &mut *core?.as_ptr() };
-        // SAFETY: the cursor's session is live and, by the threading rule, unaliased.
-        unsafe { SessionHandle::from_ptr(session) }.map(|s| (s, id, core))
+        // SAFETY: per the contract.
+        unsafe { Self::pinned_parts(cursor, |h| (*h).core) }
     }
 
     /// The session, id and session entry of a `WT_CURSOR *`, for `close`'s fast path; None for
@@ -236,16 +228,30 @@ impl CursorHandle {
     /// As [`core_parts`](Self::core_parts), for the entry.
     #[inline(always)]
     pub unsafe fn entry_parts<'a>(cursor: *mut WT_CURSOR) -> Option<(&'a mut SessionHandle, CursorId, &'a mut Entry)> {
+        // SAFETY: per the contract.
+        unsafe { Self::pinned_parts(cursor, |h| (*h).entry) }
+    }
+
+    /// The session and id of a `WT_CURSOR *` with the target of one of its pinned pointers,
+    /// which `pick` reads from the handle (by value, through the raw pointer).
+    ///
+    /// # Safety
+    /// As [`core_parts`](Self::core_parts), for what `pick` points at.
+    #[inline(always)]
+    unsafe fn pinned_parts<'a, T>(
+        cursor: *mut WT_CURSOR,
+        pick: impl FnOnce(*const CursorHandle) -> Option<NonNull<T>>,
+    ) -> Option<(&'a mut SessionHandle, CursorId, &'a mut T)> {
         let handle = cursor.cast::<CursorHandle>();
         if handle.is_null() {
             return None;
         }
         // SAFETY: a live cursor handle; the fields are read by value through the raw pointer.
-        let (session, id, entry) = unsafe { ((*handle).iface.session, (*handle).id, (*handle).entry) };
-        // SAFETY: the entry lives as long as the handle; per the contract nothing else borrows it.
-        let entry = unsafe { &mut *entry?.as_ptr() };
+        let (session, id, target) = unsafe { ((*handle).iface.session, (*handle).id, pick(handle)) };
+        // SAFETY: the target lives as long as the handle; per the contract nothing else borrows it.
+        let target = unsafe { &mut *target?.as_ptr() };
         // SAFETY: the cursor's session is live and, by the threading rule, unaliased.
-        unsafe { SessionHandle::from_ptr(session) }.map(|s| (s, id, entry))
+        unsafe { SessionHandle::from_ptr(session) }.map(|s| (s, id, target))
     }
 
     /// The session and id of a `WT_CURSOR *`.
