@@ -15,8 +15,21 @@ use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY};
 
 /// Runs a cursor method: finds the session and cursor, runs `body`, reports errors.
 unsafe fn call(cursor: *mut WT_CURSOR, api: &str, body: impl FnOnce(&mut SessionHandle, CursorId) -> Result<()>) -> c_int {
+    // SAFETY: as this function's.
+    unsafe { call_on(cursor, api, true, body) }
+}
+
+/// [`call`] for the paths of `close`, which run on a cursor already closed into the cache (the
+/// finisher) or closed twice (an error of its own): `open` false skips the `diagnostic` check
+/// that the cursor is open.
+unsafe fn call_on(
+    cursor: *mut WT_CURSOR,
+    api: &str,
+    open: bool,
+    body: impl FnOnce(&mut SessionHandle, CursorId) -> Result<()>,
+) -> c_int {
     // SAFETY: the application passes a cursor handle or NULL.
-    let _call = match unsafe { diagnostic::cursor_call(cursor, api, api != "WT_CURSOR.close") } {
+    let _call = match unsafe { diagnostic::cursor_call(cursor, api, open) } {
         Ok(call) => call,
         Err(rc) => return rc,
     };
@@ -205,7 +218,7 @@ unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
 unsafe extern "C" fn close_finish(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: the cursor handle `close` was called with (just parked, so its session is live).
     unsafe {
-        call(cursor, "WT_CURSOR.close", |s, _| {
+        call_on(cursor, "WT_CURSOR.close", false, |s, _| {
             s.core.close_finish();
             super::session::free_stale(s);
             Ok(())
@@ -219,7 +232,7 @@ unsafe extern "C" fn close_finish(cursor: *mut WT_CURSOR) -> c_int {
 unsafe extern "C" fn close_slow(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
-        call(cursor, "WT_CURSOR.close", |s, id| {
+        call_on(cursor, "WT_CURSOR.close", false, |s, id| {
             match s.core.close_cursor(id)? {
                 Closed::Freed => free_handle(s, id),
                 // SAFETY: the cursor's live handle, parked.

@@ -65,7 +65,7 @@ unsafe fn call(
     body: impl FnOnce(&mut StatsCursor, &mut SessionHandle) -> Result<()>,
 ) -> c_int {
     // SAFETY: the application passes a cursor handle or NULL.
-    let _call = match unsafe { super::diagnostic::cursor_call(cursor, api, api != "WT_CURSOR.close") } {
+    let _call = match unsafe { super::diagnostic::cursor_call(cursor, api, true) } {
         Ok(call) => call,
         Err(rc) => return rc,
     };
@@ -120,6 +120,12 @@ unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
 }
 
 unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
+    // The session's claim, not the handle's: the handle is freed before the claim ends.
+    // SAFETY: the application passes a cursor handle or NULL.
+    let _call = match unsafe { super::diagnostic::cursor_call(cursor, "WT_CURSOR.close", false) } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
     guard("WT_CURSOR.close", code::WT_PANIC, || {
         // SAFETY: the application passes an open statistics cursor and does not use it again.
         let Some((handle, session)) = (unsafe { parts(cursor) }) else { return code::EINVAL };

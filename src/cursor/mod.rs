@@ -141,7 +141,7 @@ impl Cursor {
 
     /// The single integer field of the API key format, when it has exactly one (the common
     /// `Q`/`r`/`q`/`i` keys): the C layer then passes the integer straight to
-    /// [`set_key_int`](Self::set_key_int).
+    /// [`set_key_int_quick`](Self::set_key_int_quick).
     pub fn key_int_kind(&self) -> Option<FieldKind> {
         int_kind(self.api_key_format())
     }
@@ -152,25 +152,9 @@ impl Cursor {
     }
 
     /// `set_key` of a format whose one field is the integer `kind` (from
-    /// [`key_int_kind`](Self::key_int_kind)): encoded straight into the key buffer.
-    #[inline]
-    pub fn set_key_int(&mut self, kind: FieldKind, v: u64) {
-        if self.at_in_key {
-            self.key.swap_bytes(&mut self.at);
-            self.at_in_key = false;
-        }
-        let recno = self.table.is_recno();
-        self.key.set_app_with(|buf| {
-            encode_int(kind, v, buf);
-            if recno && v == 0 {
-                return Err(Error::invalid("0 is an invalid record number"));
-            }
-            Ok(())
-        });
-    }
-
-    /// [`set_key_int`](Self::set_key_int) when it cannot fail and needs no allocation: true
-    /// when done; false, with nothing changed, when the caller must take the general path.
+    /// [`key_int_kind`](Self::key_int_kind)), encoded straight into the key buffer, when it
+    /// cannot fail and needs no allocation: true when done; false, with nothing changed, when
+    /// the caller must take the general path (`set_key_with`).
     #[inline(always)]
     pub fn set_key_int_quick(&mut self, kind: FieldKind, v: u64) -> bool {
         let buffer = if self.at_in_key { &self.at } else { self.key.buffer() };
@@ -185,21 +169,13 @@ impl Cursor {
         self.key.set_app_packed(&packed, n)
     }
 
-    /// [`set_value_int`](Self::set_value_int) when it needs no allocation, likewise.
+    /// `set_value` of a format whose one field is the integer `kind`, likewise.
     #[inline(always)]
     pub fn set_value_int_quick(&mut self, kind: FieldKind, v: u64) -> bool {
         let (packed, n) = pack_int(kind, v);
         self.value.set_app_packed(&packed, n)
     }
 
-    /// `set_value` of a format whose one field is the integer `kind`.
-    #[inline]
-    pub fn set_value_int(&mut self, kind: FieldKind, v: u64) {
-        self.value.set_app_with(|buf| {
-            encode_int(kind, v, buf);
-            Ok(())
-        });
-    }
 
     /// The value as the one integer field of kind `kind` (from
     /// [`value_int_kind`](Self::value_int_kind)); `None` when no value is set or its bytes do
@@ -562,17 +538,6 @@ fn check_key(table: &Table, packed: &[u8]) -> Result<()> {
 /// The integer kind of a one-field format the C layer passes as a plain integer.
 fn int_kind(format: &Format) -> Option<FieldKind> {
     format.single_kind().filter(|k| matches!(k, FieldKind::Uint64 | FieldKind::Int64 | FieldKind::Int32))
-}
-
-/// Packs one integer field of `kind` (the C argument as 64 bits, sign-extended for signed
-/// kinds by the shim).
-#[inline(always)]
-fn encode_int(kind: FieldKind, v: u64, buf: &mut Vec<u8>) {
-    match kind {
-        FieldKind::Uint64 => varint::encode_u64(v, buf),
-        FieldKind::Int32 => varint::encode_i64(i64::from(v as i32), buf),
-        _ => varint::encode_i64(v as i64, buf),
-    }
 }
 
 /// Packs one integer field of `kind` into a fixed array: the bytes and how many are used.

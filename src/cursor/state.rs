@@ -110,11 +110,9 @@ impl Held {
     /// changed, otherwise. The integer fast path of the C layer: no call on the way.
     #[inline(always)]
     pub fn set_app_packed(&mut self, packed: &[u8; varint::MAX_LEN], n: usize) -> bool {
-        if self.error.is_some() || self.bytes.capacity() < varint::MAX_LEN {
+        if !self.fill_block(packed, n) {
             return false;
         }
-        self.bytes.clear();
-        varint::append(&mut self.bytes, packed, n);
         self.state = State::App;
         true
     }
@@ -146,19 +144,30 @@ impl Held {
     /// buffer is smaller than the block.
     #[inline(always)]
     pub fn set_engine_block(&mut self, block: &[u8; 16], n: usize, epoch: u64) -> bool {
-        if self.bytes.capacity() < block.len() || n > block.len() || self.error.is_some() {
+        if !self.fill_block(block, n) {
             return false;
-        }
-        self.bytes.clear();
-        // SAFETY: the capacity is at least 16 (checked above), so the 16-byte copy stays in the
-        // allocation, and it initializes the first `n` (at most 16) bytes. A fixed-size copy
-        // compiles to one move, where `extend_from_slice` stays a call.
-        unsafe {
-            std::ptr::copy_nonoverlapping(block.as_ptr(), self.bytes.as_mut_ptr(), block.len());
-            self.bytes.set_len(n);
         }
         self.state = State::Engine;
         self.epoch = epoch;
+        true
+    }
+
+    /// Replaces the bytes with the first `n` of `block` by one fixed-size copy, when the buffer
+    /// holds the whole block without growing and no `set_*` error is held (its drop would be a
+    /// call); false, with nothing changed, otherwise. The state is the caller's to set.
+    #[inline(always)]
+    fn fill_block<const N: usize>(&mut self, block: &[u8; N], n: usize) -> bool {
+        if self.bytes.capacity() < N || n > N || self.error.is_some() {
+            return false;
+        }
+        self.bytes.clear();
+        // SAFETY: the capacity is at least N (checked above), so the N-byte copy stays in the
+        // allocation, and it initializes the first `n` (at most N) bytes. A fixed-size copy
+        // compiles to a move or two, where `extend_from_slice` can stay a call.
+        unsafe {
+            std::ptr::copy_nonoverlapping(block.as_ptr(), self.bytes.as_mut_ptr(), N);
+            self.bytes.set_len(n);
+        }
         true
     }
 

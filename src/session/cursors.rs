@@ -38,6 +38,30 @@ pub struct Entry {
     seq: u64,
 }
 
+impl Entry {
+    /// Resets the cursor and marks it parked: counts the cache-close on its table and lets the
+    /// table be dropped. Returns whether the cursor was positioned. Calls nothing when the
+    /// cursor `resets_quickly`.
+    #[inline(always)]
+    fn park(&mut self) -> bool {
+        let was_positioned = self.cursor.is_positioned();
+        self.cursor.reset();
+        self.cached = true;
+        let table_use = self.cursor.table_use();
+        table_use.stats.add(DsrcStat::CacheCloses, 1);
+        // A parked cursor no longer keeps its table from being dropped.
+        self.cursor.table().release(table_use);
+        was_positioned
+    }
+
+    /// Marks the cursor open again, as the session's newest (open order `seq`).
+    #[inline(always)]
+    fn reopen(&mut self, seq: u64) {
+        self.cached = false;
+        self.seq = seq;
+    }
+}
+
 /// A slab of cursors (open and cached), the cursor cache, and the number currently positioned.
 #[derive(Default)]
 pub struct CursorSet {
@@ -195,19 +219,12 @@ impl CursorSet {
         if entry.cached || !(caching && entry.cacheable) || !self.cache.parks_quickly() {
             return None;
         }
-        let cursor = &mut entry.cursor;
-        if !cursor.resets_quickly() {
+        if !entry.cursor.resets_quickly() {
             return None;
         }
-        if cursor.is_positioned() {
+        if entry.park() {
             self.positioned -= 1;
         }
-        cursor.reset();
-        entry.cached = true;
-        let table_use = cursor.table_use();
-        table_use.stats.add(DsrcStat::CacheCloses, 1);
-        // A parked cursor no longer keeps its table from being dropped.
-        cursor.table().release(table_use);
         Some(self.cache.park_quickly(entry.hash, id))
     }
 
@@ -215,15 +232,9 @@ impl CursorSet {
     #[inline(always)]
     fn park_open(&mut self, id: CursorId) -> bool {
         let entry = self.slab[id.0].as_mut().expect("cursor ids are valid while the cursor exists");
-        if entry.cursor.is_positioned() {
+        if entry.park() {
             self.positioned -= 1;
         }
-        entry.cursor.reset();
-        entry.cached = true;
-        let table_use = entry.cursor.table_use();
-        table_use.stats.add(DsrcStat::CacheCloses, 1);
-        // A parked cursor no longer keeps its table from being dropped.
-        entry.cursor.table().release(table_use);
         self.cache.park(entry.hash, id)
     }
 
@@ -241,8 +252,7 @@ impl CursorSet {
         self.next_seq += 1;
         let seq = self.next_seq;
         let entry = self.entry_mut(id);
-        entry.cached = false;
-        entry.seq = seq;
+        entry.reopen(seq);
         Some((id, &mut entry.cursor))
     }
 
@@ -263,8 +273,7 @@ impl CursorSet {
         }
         self.cache.take_latest_quickly();
         self.next_seq += 1;
-        entry.cached = false;
-        entry.seq = self.next_seq;
+        entry.reopen(self.next_seq);
         Some((id, &mut entry.cursor))
     }
 
@@ -589,18 +598,6 @@ impl Session {
     pub fn set_key_with(&mut self, id: CursorId, pack: impl FnOnce(&Format, &mut Vec<u8>) -> Result<()>) {
         // Setting a key keeps the position, so the positioned count needs no bookkeeping.
         self.cursors.get_mut(id).set_key_with(pack)
-    }
-
-    /// `WT_CURSOR::set_key` of a one-integer key format (see `Cursor::set_key_int`).
-    #[inline]
-    pub fn set_key_int(&mut self, id: CursorId, kind: crate::pack::FieldKind, v: u64) {
-        self.cursors.get_mut(id).set_key_int(kind, v)
-    }
-
-    /// `WT_CURSOR::set_value` of a one-integer value format.
-    #[inline]
-    pub fn set_value_int(&mut self, id: CursorId, kind: crate::pack::FieldKind, v: u64) {
-        self.cursors.get_mut(id).set_value_int(kind, v)
     }
 
     /// `WT_CURSOR::set_value`: `pack` writes the value in the cursor's API value format.
