@@ -214,15 +214,21 @@ stat_enum! {
     }
 }
 
+/// The reported figures of the counters that are statistics themselves (id not 0): clearable
+/// ones since `baseline`, the others as they are.
+fn kept<const N: usize>(ids: &[i32; N], totals: &[i64; N], baseline: &[i64; N]) -> Vec<(i32, i64)> {
+    (0..N)
+        .filter(|&i| ids[i] != 0)
+        .map(|i| (ids[i], if is_clearable(ids[i]) { totals[i] - baseline[i] } else { totals[i] }))
+        .collect()
+}
+
 /// The connection statistics reported for raw counter `totals` (`baseline` is subtracted from
 /// the clearable ones), sorted by id.
 pub fn conn_report(totals: &[i64; CONN_STATS], baseline: &[i64; CONN_STATS]) -> Vec<(i32, i64)> {
     let raw = |s: ConnStat| totals[s as usize];
     let since = |s: ConnStat| totals[s as usize] - baseline[s as usize];
-    let mut out: Vec<(i32, i64)> = (0..CONN_STATS)
-        .filter(|&i| CONN_IDS[i] != 0)
-        .map(|i| (CONN_IDS[i], if is_clearable(CONN_IDS[i]) { totals[i] - baseline[i] } else { totals[i] }))
-        .collect();
+    let mut out = kept(&CONN_IDS, totals, baseline);
     out.push((CONN_CURSOR_OPEN_COUNT, raw(ConnStat::OpenAdjust) + raw(ConnStat::Reuses) - raw(ConnStat::CacheCloses)));
     out.push((
         CONN_CURSOR_CACHED_COUNT,
@@ -241,10 +247,7 @@ pub fn conn_report(totals: &[i64; CONN_STATS], baseline: &[i64; CONN_STATS]) -> 
 pub fn dsrc_report(totals: &[i64; DSRC_STATS], baseline: &[i64; DSRC_STATS]) -> Vec<(i32, i64)> {
     let raw = |s: DsrcStat| totals[s as usize];
     let since = |s: DsrcStat| totals[s as usize] - baseline[s as usize];
-    let mut out: Vec<(i32, i64)> = (0..DSRC_STATS)
-        .filter(|&i| DSRC_IDS[i] != 0)
-        .map(|i| (DSRC_IDS[i], if is_clearable(DSRC_IDS[i]) { totals[i] - baseline[i] } else { totals[i] }))
-        .collect();
+    let mut out = kept(&DSRC_IDS, totals, baseline);
     out.push((DSRC_CURSOR_OPEN_COUNT, raw(DsrcStat::OpenAdjust) + raw(DsrcStat::Reuses) - raw(DsrcStat::CacheCloses)));
     for entry in &mut out {
         if entry.0 == DSRC_CURSOR_RESET {
