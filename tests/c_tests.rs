@@ -74,4 +74,5 @@ c_tests! {
     stat_log,
     crash,
     stat_stress,
+    drop_close,
 }

@@ -1,8 +1,18 @@
 //! The connection's tables by name. Look-ups take no lock and write nothing shared (they run
 //! once per session and table: sessions keep their own handle map afterwards).
+//!
+//! # Where a table is freed
+//! A table holds an `scc::TreeIndex`, whose drop runs the epoch collector. The registry's
+//! `HashIndex` frees the values it removed from inside that same collector (when it reclaims a
+//! bucket), and a table freed there re-enters the collector and deadlocks on its own lock (a
+//! dropped table hung `WT_CONNECTION::close`). So the hash index never holds the last reference:
+//! `owners` keeps one per table, and lets a dropped table go only once every other reference
+//! is gone, at the next `create`/`drop` or when the registry itself is dropped, never inside the
+//! collector.
 
 use std::sync::Arc;
 
+use parking_lot::Mutex;
 use scc::{Guard, HashIndex};
 
 use crate::error::{Error, Kind, Result};
@@ -12,7 +22,11 @@ use super::{Table, TableSpec};
 /// All tables of a connection.
 #[derive(Default)]
 pub struct Registry {
+    // Declared first, so dropped first: the hash index lets go of its references while
+    // `owners` still holds one of each table.
     tables: HashIndex<String, Arc<Table>>,
+    /// One reference to every live table and to each dropped one something else still holds.
+    owners: Mutex<Vec<Arc<Table>>>,
 }
 
 impl Registry {
@@ -30,11 +44,15 @@ impl Registry {
         }
         let name = spec.name.clone();
         let table = Arc::new(Table::new(spec)?);
-        match self.tables.insert_sync(name, table) {
+        // Owned before it is published, so the hash index never holds its last reference.
+        self.own(Arc::clone(&table));
+        match self.tables.insert_sync(name, Arc::clone(&table)) {
             Ok(()) => Ok(()),
-            // Another session created it first.
-            Err(_) if exclusive => Err(Error::quiet(Kind::Exists)),
-            Err(_) => Ok(()),
+            // Another session created it first: ours was never published.
+            Err(_) => {
+                self.disown(&table);
+                if exclusive { Err(Error::quiet(Kind::Exists)) } else { Ok(()) }
+            }
         }
     }
 
@@ -49,6 +67,50 @@ impl Registry {
         let table = self.get(name).ok_or(Error::quiet(Kind::NoEntry))?;
         table.begin_drop()?;
         self.tables.remove_if_sync(name, |t| Arc::ptr_eq(t, &table));
+        drop(table);
+        self.release_unused();
         Ok(())
     }
+
+    /// Adds `table` to the owned list, first letting go of dropped tables nobody else holds.
+    fn own(&self, table: Arc<Table>) {
+        let freed = {
+            let mut owners = self.owners.lock();
+            let freed = take_unused(&mut owners);
+            owners.push(table);
+            freed
+        };
+        drop(freed);
+    }
+
+    /// Forgets a table that was never published.
+    fn disown(&self, table: &Arc<Table>) {
+        let mut owners = self.owners.lock();
+        if let Some(at) = owners.iter().rposition(|t| Arc::ptr_eq(t, table)) {
+            owners.swap_remove(at);
+        }
+    }
+
+    /// Frees the dropped tables whose only reference is the owned one.
+    fn release_unused(&self) {
+        let freed = take_unused(&mut self.owners.lock());
+        // Freed outside the lock: a table's drop runs the epoch collector.
+        drop(freed);
+    }
+}
+
+/// Takes out of `owners` the dropped tables nothing else refers to. The hash index's copy of a
+/// dropped table counts until the collector reclaims it, so a count of one means no reader can
+/// reach the table any more.
+fn take_unused(owners: &mut Vec<Arc<Table>>) -> Vec<Arc<Table>> {
+    let mut freed = Vec::new();
+    let mut i = 0;
+    while i < owners.len() {
+        if owners[i].is_dropped() && Arc::strong_count(&owners[i]) == 1 {
+            freed.push(owners.swap_remove(i));
+        } else {
+            i += 1;
+        }
+    }
+    freed
 }
