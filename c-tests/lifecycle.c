@@ -158,6 +158,19 @@ test_session_max(void)
     }
     /* Closing the connection closes them all. */
     OK(conn->close(conn, NULL));
+
+    /*
+     * A session_max whose session array cannot be allocated is ENOMEM with a message, never an
+     * abort (the reference answers ENOMEM for 1000000000); a large one that fits still opens.
+     */
+    CHECK_OPEN_FAILS(NULL, &r, INMEM ",session_max=1000000000", ENOMEM);
+    CHECK_MSG(&r, ENOMEM, "session_max=1000000000");
+    CHECK_OPEN_FAILS(NULL, &r, INMEM ",session_max=4294967296", ENOMEM);
+    CHECK_OPEN_FAILS(NULL, &r, INMEM ",session_max=9223372036854775807", ENOMEM);
+    conn = NULL;
+    OK(wiredtiger_open(NULL, NULL, INMEM ",session_max=20000", &conn));
+    if (conn != NULL)
+        OK(conn->close(conn, NULL));
 }
 
 static void

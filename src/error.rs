@@ -52,7 +52,7 @@ pub enum Kind {
     Busy,
     /// `EEXIST`: the object already exists.
     Exists,
-    /// `ENOMEM`: a buffer is too small.
+    /// `ENOMEM`: a buffer is too small, or the memory a request needs is not to be had.
     NoSpace,
     /// An operating-system error (the errno value): a failed read, write or sync of a
     /// database file (`ENOSPC` for a full disk).

@@ -36,6 +36,36 @@ const CONN_LOG_WRITES: i32 = 1486;
 /// observed one application session per slot of this allowance (api.md, `open_session`).
 const INTERNAL_SESSIONS: usize = 22;
 
+/// The session slots `session_max` asks for, refused with `ENOMEM` (as the reference refuses
+/// when it cannot allocate its session array) when their per-slot arrays would not fit in this
+/// machine's memory: an allocation that size aborts the process, or has it killed.
+fn session_capacity(session_max: usize) -> Result<usize> {
+    let per_slot = SessionSlots::BYTES_PER_SLOT + SlotStats::BYTES_PER_SLOT + TxnShared::BYTES_PER_SLOT;
+    let capacity = session_max.saturating_add(INTERNAL_SESSIONS);
+    let memory = physical_memory();
+    match capacity.checked_mul(per_slot) {
+        Some(bytes) if bytes <= memory => Ok(capacity),
+        _ => Err(Error::new(
+            Kind::NoSpace,
+            format!(
+                "session_max={session_max}: {capacity} session slots of {per_slot} bytes each do not fit in \
+                 this machine's {} MB of memory",
+                memory >> 20
+            ),
+        )),
+    }
+}
+
+/// The machine's physical memory in bytes (unbounded if the system does not say).
+fn physical_memory() -> usize {
+    // SAFETY: sysconf reads system constants; it has no preconditions.
+    let (pages, page_size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    match (usize::try_from(pages), usize::try_from(page_size)) {
+        (Ok(pages), Ok(size)) if pages > 0 && size > 0 => pages.saturating_mul(size),
+        _ => usize::MAX,
+    }
+}
+
 /// The statistics log's view of the connection: each round, the connection's statistics and
 /// those of the tables the `sources` select (table `NAME` is source `file:NAME.wt`, its file
 /// in the reference), or nothing while statistics are off. It holds shared parts of the
@@ -101,7 +131,7 @@ impl Connection {
                 format!("{home_str}/WiredTiger.lock: handle-open: open: No such file or directory"),
             ));
         }
-        let capacity = settings.session_max + INTERNAL_SESSIONS;
+        let capacity = session_capacity(settings.session_max)?;
         let stats_log = StatsLogConfig::from_config(&cfg, None)?;
         let home_claim = HomeClaim::new(home_str)?;
         let registry = Arc::<Registry>::default();
@@ -326,6 +356,17 @@ mod tests {
     fn journal_statistics_ids_are_the_references() {
         assert_eq!(Family::Connection.description(super::CONN_LOG_SYNC), Some("log: log sync operations"));
         assert_eq!(Family::Connection.description(super::CONN_LOG_WRITES), Some("log: log write operations"));
+    }
+
+    #[test]
+    fn session_max_beyond_memory_is_enomem() {
+        use crate::error::code::ENOMEM;
+        assert_eq!(super::session_capacity(100).unwrap(), 100 + super::INTERNAL_SESSIONS);
+        for huge in [1_000_000_000, 4_294_967_296, usize::MAX] {
+            let err = super::session_capacity(huge).unwrap_err();
+            assert_eq!(err.code(), ENOMEM);
+            assert!(err.to_string().contains(&format!("session_max={huge}")), "{err}");
+        }
     }
 }
 

@@ -13,6 +13,9 @@ pub struct SessionSlots {
 }
 
 impl SessionSlots {
+    /// Memory one slot's claim flag costs.
+    pub const BYTES_PER_SLOT: usize = size_of::<CachePadded<AtomicBool>>();
+
     /// `capacity` slots, all free.
     pub fn new(capacity: usize) -> Self {
         SessionSlots { claimed: (0..capacity).map(|_| CachePadded::new(AtomicBool::new(false))).collect() }

@@ -87,7 +87,9 @@ impl Session {
         let cursor_config = if config::is_trivial(config) {
             CursorConfig { overwrite: config != Some("overwrite=false"), ..CursorConfig::default() }
         } else {
-            CursorConfig::from_open(&config::validate(Method::OpenCursor, config, None)?)
+            let validated = config::validate(Method::OpenCursor, config, None)?;
+            refuse_checkpoint_cursor(&validated)?;
+            CursorConfig::from_open(&validated)
         };
         let cacheable = self.cache_cursors && cursor_config.cacheable;
         if cacheable {
@@ -124,6 +126,17 @@ impl Session {
             return Err(e);
         }
         Ok(Opened { id, reused })
+    }
+}
+
+/// Checkpoint cursors (`checkpoint=NAME`) do not exist yet: a cursor on the live table in their
+/// place would read the wrong data and let writes through, so any checkpoint name is refused.
+fn refuse_checkpoint_cursor(config: &config::Config<'_>) -> Result<()> {
+    match config.str("checkpoint") {
+        "" => Ok(()),
+        name => Err(Error::unsupported(format!(
+            "checkpoint cursors are not supported yet (checkpoint={name}): the cursor would read the live table"
+        ))),
     }
 }
 

@@ -433,6 +433,13 @@ pub struct SlotStats {
 }
 
 impl SlotStats {
+    /// Memory one slot costs: its block (with the `Arc`'s counts), the pointer to it, and each
+    /// reader's copy of it ([`Summer`]).
+    pub const BYTES_PER_SLOT: usize = size_of::<CachePadded<SessionStats>>()
+        + 2 * size_of::<usize>()
+        + size_of::<Arc<CachePadded<SessionStats>>>()
+        + size_of::<[i64; CONN_STATS]>();
+
     /// Blocks for `slots` session slots, all zero.
     pub fn new(slots: usize) -> Self {
         SlotStats {

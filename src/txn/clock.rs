@@ -37,6 +37,9 @@ pub struct CommitClock {
 }
 
 impl CommitClock {
+    /// Memory one place in the ring costs.
+    pub const BYTES_PER_SLOT: usize = size_of::<CachePadded<AtomicU64>>();
+
     /// A clock for at most `sessions` concurrent committers.
     pub fn new(sessions: usize) -> Self {
         let len = (sessions + 1).next_power_of_two();

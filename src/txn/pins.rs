@@ -40,6 +40,9 @@ pub struct Pins {
 }
 
 impl Pins {
+    /// Memory one session slot's record costs.
+    pub const BYTES_PER_SLOT: usize = size_of::<CachePadded<Pin>>();
+
     /// Records for `capacity` session slots.
     pub fn new(capacity: usize) -> Self {
         let pins = (0..capacity)
