@@ -1,0 +1,438 @@
+//! A table's file as blocks: page images written to free space, each checksummed and found
+//! again by its [`Addr`] (offset, size, checksum), plus the bookkeeping of free space across
+//! checkpoints.
+//!
+//! # Layout
+//! The file is a sequence of allocation units ([`UNIT`] bytes). The first unit is the file
+//! header: [`MAGIC`], the layout version, the unit size (little-endian `u32`s), zero padded.
+//! Every other block starts on a unit boundary:
+//!
+//! ```text
+//! [len u32][crc32 u32][payload: len bytes][zeros up to the next unit boundary]
+//! ```
+//! The checksum covers `len` and the payload. A parent keeps the block's [`Addr`], whose
+//! checksum must equal the block's own: a block that checks out but is not the one the parent
+//! wrote (a lost or misdirected write) is caught too.
+//!
+//! # Free space across checkpoints (copy-on-write)
+//! A checkpoint is a root address plus the free list at that moment. Blocks the last durable
+//! checkpoint uses are never overwritten: when the tree stops using one, it goes to `pending`,
+//! and becomes allocatable only once the next checkpoint (which no longer uses it) is durable.
+//! A block written since the last checkpoint and dropped before the next one was never part of
+//! a checkpoint, so it is free at once. A crash at any point therefore leaves the last durable
+//! checkpoint's blocks as they were, and whatever was written after it lies in space that
+//! checkpoint's free list calls free.
+//!
+//! Reads take no lock (`pread`); allocation and freeing take the file's space mutex, which only
+//! page writers (reconciliation, checkpoints) use.
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::extents::{Extent, ExtentList};
+use crate::durable::disk::Disk;
+use crate::error::{Error, Kind, Result};
+
+/// Allocation unit: every block starts on, and fills, whole units.
+pub const UNIT: u64 = 4096;
+/// First bytes of a block file.
+pub const MAGIC: u32 = 0x4b42_4c55; // "ULBK"
+/// Layout version of block files.
+pub const VERSION: u32 = 1;
+/// Bytes before a block's payload.
+const BLOCK_HEADER: usize = 8;
+/// Largest payload a block may hold (a corrupt size must not allocate gigabytes).
+pub const MAX_BLOCK: u64 = 1 << 31;
+
+/// Where a block is: its offset and size on disk and its checksum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Addr {
+    /// Offset of the block (a multiple of [`UNIT`]).
+    pub offset: u64,
+    /// Bytes the block occupies (a multiple of [`UNIT`]).
+    pub size: u32,
+    /// The block's checksum.
+    pub checksum: u32,
+}
+
+impl Addr {
+    /// Bytes an encoded address takes.
+    pub const LEN: usize = 16;
+
+    /// The extent the block occupies.
+    pub fn extent(&self) -> Extent {
+        Extent { offset: self.offset, len: u64::from(self.size) }
+    }
+
+    /// Appends the encoded address.
+    pub fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.offset.to_le_bytes());
+        out.extend_from_slice(&self.size.to_le_bytes());
+        out.extend_from_slice(&self.checksum.to_le_bytes());
+    }
+
+    /// Decodes an address from the first [`Addr::LEN`] bytes of `b`.
+    pub fn get(b: &[u8]) -> Option<Addr> {
+        let b: &[u8; Addr::LEN] = b.get(..Addr::LEN)?.try_into().ok()?;
+        let [o @ .., s0, s1, s2, s3, c0, c1, c2, c3] = *b;
+        Some(Addr {
+            offset: u64::from_le_bytes(o),
+            size: u32::from_le_bytes([s0, s1, s2, s3]),
+            checksum: u32::from_le_bytes([c0, c1, c2, c3]),
+        })
+    }
+}
+
+/// What a checkpoint records of a block file: with the tree's root, enough to open it again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpaceRecord {
+    /// End of the space in use; anything after it was written after the checkpoint.
+    pub end: u64,
+    /// Free ranges below `end`.
+    pub free: ExtentList,
+}
+
+impl SpaceRecord {
+    /// Appends the encoded record.
+    pub fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.end.to_le_bytes());
+        out.extend_from_slice(&(self.free.len() as u64).to_le_bytes());
+        for e in self.free.iter() {
+            out.extend_from_slice(&e.offset.to_le_bytes());
+            out.extend_from_slice(&e.len.to_le_bytes());
+        }
+    }
+
+    /// Decodes a record; `None` if it is malformed (ranges out of order, overlapping, past the
+    /// end, or the bytes run short).
+    pub fn get(b: &[u8]) -> Option<(SpaceRecord, &[u8])> {
+        let word = |b: &[u8], i: usize| -> Option<u64> { Some(u64::from_le_bytes(b.get(i * 8..i * 8 + 8)?.try_into().ok()?)) };
+        let end = word(b, 0)?;
+        let n = usize::try_from(word(b, 1)?).ok()?;
+        let bytes = n.checked_mul(16)?.checked_add(16)?;
+        if b.len() < bytes {
+            return None;
+        }
+        let mut free = ExtentList::new();
+        for i in 0..n {
+            let ext = Extent { offset: word(b, 2 + 2 * i)?, len: word(b, 3 + 2 * i)? };
+            if ext.len == 0 || ext.offset.checked_add(ext.len)? > end {
+                return None;
+            }
+            free.insert(ext).ok()?;
+        }
+        Some((SpaceRecord { end, free }, &b[bytes..]))
+    }
+}
+
+/// Free-space bookkeeping (see the module notes).
+#[derive(Debug)]
+struct Space {
+    /// End of the space in use: new blocks that fit nowhere else go here.
+    end: u64,
+    /// Free now.
+    avail: ExtentList,
+    /// Dropped by the tree but still used by the last durable checkpoint.
+    pending: ExtentList,
+    /// Written since the last durable checkpoint.
+    fresh: ExtentList,
+    /// Out of use, but readers of an older tree may still read them.
+    retiring: ExtentList,
+}
+
+impl Space {
+    /// Makes an unused block allocatable: now if no durable checkpoint uses it (it was
+    /// written since the last one), else after the next checkpoint.
+    fn put_back(&mut self, ext: Extent) {
+        let to = if self.fresh.remove(ext) { &mut self.avail } else { &mut self.pending };
+        let inserted = to.insert(ext);
+        debug_assert!(inserted.is_ok(), "block {ext:?} freed twice");
+    }
+}
+
+/// I/O counters of one file (block-manager statistics).
+#[derive(Debug, Default)]
+pub struct BlockStats {
+    /// Blocks read.
+    pub blocks_read: AtomicU64,
+    /// Bytes read.
+    pub bytes_read: AtomicU64,
+    /// Blocks written.
+    pub blocks_written: AtomicU64,
+    /// Bytes written.
+    pub bytes_written: AtomicU64,
+}
+
+/// One block file.
+pub struct BlockFile {
+    file: File,
+    /// The file's name in the home.
+    name: String,
+    /// The path shown in messages.
+    shown: String,
+    disk: Arc<Disk>,
+    space: Mutex<Space>,
+    stats: BlockStats,
+}
+
+impl BlockFile {
+    /// Creates `name` in `disk` (replacing any file of that name) with only its header.
+    pub fn create(disk: &Arc<Disk>, name: &str) -> Result<BlockFile> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(disk.path(name))
+            .map_err(|e| Error::io(format!("{}: open", disk.show(name)), &e))?;
+        let mut header = vec![0u8; UNIT as usize];
+        for (i, v) in [MAGIC, VERSION, UNIT as u32].into_iter().enumerate() {
+            header[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let bf = BlockFile::with(disk, name, file, SpaceRecord { end: UNIT, free: ExtentList::new() });
+        bf.pwrite(&header, 0)?;
+        Ok(bf)
+    }
+
+    /// Opens `name` as a checkpoint left it: free space as `record` says, and anything past its
+    /// end (written after that checkpoint) cut off.
+    pub fn open(disk: &Arc<Disk>, name: &str, record: SpaceRecord) -> Result<BlockFile> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(disk.path(name))
+            .map_err(|e| Error::io(format!("{}: open", disk.show(name)), &e))?;
+        let bf = BlockFile::with(disk, name, file, record);
+        let mut header = [0u8; 12];
+        let got = bf.pread(&mut header, 0)?;
+        let word = |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
+        if got < header.len() || word(0) != MAGIC {
+            return Err(bf.damaged(0, "not a block file (bad header)"));
+        }
+        if word(4) != VERSION {
+            return Err(Error::unsupported(format!("{}: block file layout {} is not supported", bf.shown, word(4))));
+        }
+        if u64::from(word(8)) != UNIT {
+            return Err(bf.damaged(0, "unexpected allocation unit"));
+        }
+        let len = bf.file.metadata().map_err(|e| bf.os("fstat", &e))?.len();
+        let end = bf.space.lock().end;
+        if len < end {
+            return Err(bf.damaged(len, &format!("file is {len} bytes, its checkpoint needs {end}")));
+        }
+        if len > end {
+            bf.file.set_len(end).map_err(|e| bf.os("ftruncate", &e))?;
+        }
+        Ok(bf)
+    }
+
+    fn with(disk: &Arc<Disk>, name: &str, file: File, record: SpaceRecord) -> BlockFile {
+        BlockFile {
+            file,
+            name: name.to_string(),
+            shown: disk.show(name),
+            disk: Arc::clone(disk),
+            space: Mutex::new(Space {
+                end: record.end,
+                avail: record.free,
+                pending: ExtentList::new(),
+                fresh: ExtentList::new(),
+                retiring: ExtentList::new(),
+            }),
+            stats: BlockStats::default(),
+        }
+    }
+
+    /// The file's name in the home.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// I/O counters.
+    pub fn stats(&self) -> &BlockStats {
+        &self.stats
+    }
+
+    /// Reads the block at `addr` and returns its payload, checking its size and checksum:
+    /// damage is `WT_TRY_SALVAGE` naming the file and offset.
+    pub fn read(&self, addr: Addr) -> Result<Vec<u8>> {
+        let size = u64::from(addr.size);
+        if addr.offset % UNIT != 0 || addr.offset < UNIT || size < UNIT || size % UNIT != 0 || size > MAX_BLOCK {
+            return Err(self.damaged(addr.offset, &format!("impossible block address (size {size})")));
+        }
+        let mut buf = vec![0u8; addr.size as usize];
+        let got = self.pread(&mut buf, addr.offset)?;
+        if got < buf.len() {
+            return Err(self.damaged(addr.offset, &format!("block of {size} bytes runs past the end of the file")));
+        }
+        let len = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
+        let sum = u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]);
+        if BLOCK_HEADER + len > buf.len() || sum != checksum(&buf[..4], &buf[BLOCK_HEADER..BLOCK_HEADER + len]) {
+            return Err(self.damaged(addr.offset, "block checksum mismatch"));
+        }
+        if sum != addr.checksum {
+            return Err(self.damaged(addr.offset, "block is not the one its parent wrote (checksum differs)"));
+        }
+        self.stats.blocks_read.fetch_add(1, Relaxed);
+        self.stats.bytes_read.fetch_add(size, Relaxed);
+        buf.truncate(BLOCK_HEADER + len);
+        buf.drain(..BLOCK_HEADER);
+        Ok(buf)
+    }
+
+    /// Writes `payload` as a new block in free space and returns its address.
+    pub fn write(&self, payload: &[u8]) -> Result<Addr> {
+        let len = u32::try_from(payload.len())
+            .ok()
+            .filter(|&l| u64::from(l) + BLOCK_HEADER as u64 <= MAX_BLOCK)
+            .ok_or_else(|| Error::invalid(format!("{}: a block of {} bytes is too large", self.shown, payload.len())))?;
+        let size = (payload.len() as u64 + BLOCK_HEADER as u64).div_ceil(UNIT) * UNIT;
+        let mut buf = Vec::with_capacity(size as usize);
+        buf.extend_from_slice(&len.to_le_bytes());
+        let sum = checksum(&buf[..4], payload);
+        buf.extend_from_slice(&sum.to_le_bytes());
+        buf.extend_from_slice(payload);
+        buf.resize(size as usize, 0);
+        let offset = self.allocate(size);
+        let addr = Addr { offset, size: size as u32, checksum: sum };
+        let written = self.disk.charge(&self.name, buf.len()).and_then(|()| self.pwrite(&buf, offset));
+        if let Err(e) = written {
+            self.free_unpublished(addr);
+            return Err(e);
+        }
+        self.stats.blocks_written.fetch_add(1, Relaxed);
+        self.stats.bytes_written.fetch_add(size, Relaxed);
+        Ok(addr)
+    }
+
+    fn allocate(&self, size: u64) -> u64 {
+        let mut space = self.space.lock();
+        let offset = space.avail.allocate(size).unwrap_or_else(|| {
+            let at = space.end;
+            space.end += size;
+            at
+        });
+        // Disjoint by construction: the range was free or past the end.
+        let _ = space.fresh.insert(Extent { offset, len: size });
+        offset
+    }
+
+    /// The tree no longer uses the block at `addr`, but a reader of the tree before the change
+    /// may still read it: out of use, not yet allocatable. [`release`](Self::release) it once
+    /// no such reader is left.
+    pub fn retire(&self, addr: Addr) {
+        let inserted = self.space.lock().retiring.insert(addr.extent());
+        // A double free is a bookkeeping bug: the block stays out rather than being handed out
+        // twice.
+        debug_assert!(inserted.is_ok(), "{}: block {addr:?} retired twice", self.shown);
+    }
+
+    /// A retired block no reader can reach any more: free at once if it was written since the
+    /// last checkpoint, else once the next checkpoint is durable.
+    pub fn release(&self, addr: Addr) {
+        let ext = addr.extent();
+        let mut space = self.space.lock();
+        if space.retiring.remove(ext) {
+            space.put_back(ext);
+        }
+    }
+
+    /// Frees a block no tree ever referred to (a failed write batch).
+    pub fn free_unpublished(&self, addr: Addr) {
+        self.space.lock().put_back(addr.extent());
+    }
+
+    /// The record a checkpoint of the tree as it is now stores (the blocks pending now are
+    /// free in it: it no longer uses them), and those pending blocks. Call
+    /// [`sync`](Self::sync) before making the record durable, and
+    /// [`checkpoint_durable`](Self::checkpoint_durable) with the pending blocks after.
+    pub fn checkpoint_record(&self) -> (SpaceRecord, ExtentList) {
+        let space = self.space.lock();
+        let mut free = space.avail.clone();
+        for ext in space.pending.iter().chain(space.retiring.iter()) {
+            // The lists are disjoint: a block is in one list at a time.
+            let _ = free.insert(ext);
+        }
+        (SpaceRecord { end: space.end, free }, space.pending.clone())
+    }
+
+    /// The checkpoint whose record was taken is durable: the blocks that were pending then
+    /// are free, and blocks written before it belong to it (freeing one now waits for the
+    /// next checkpoint). Blocks freed after the record was taken stay pending.
+    pub fn checkpoint_durable(&self, released: &ExtentList) {
+        let mut space = self.space.lock();
+        let space = &mut *space;
+        for ext in released.iter() {
+            // Pending only grows between a record and this call, so each range is still there.
+            if space.pending.remove(ext) {
+                let _ = space.avail.insert(ext);
+            }
+        }
+        space.fresh = ExtentList::new();
+    }
+
+    /// Makes every block written so far durable.
+    pub fn sync(&self) -> Result<()> {
+        self.disk.sync(&self.file, &self.name)
+    }
+
+    /// Gives free space at the end of the file back to the file system; returns the bytes
+    /// given back.
+    pub fn trim_tail(&self) -> Result<u64> {
+        let mut space = self.space.lock();
+        let end = space.end;
+        let Some(start) = space.avail.take_tail(end) else { return Ok(0) };
+        self.file.set_len(start).map_err(|e| self.os("ftruncate", &e))?;
+        space.end = start;
+        Ok(end - start)
+    }
+
+    /// Bytes retired and not yet released.
+    pub fn retiring(&self) -> u64 {
+        self.space.lock().retiring.bytes()
+    }
+
+    /// The end of the space in use, and the bytes below it no tree uses (free, pending or
+    /// retiring).
+    pub fn usage(&self) -> (u64, u64) {
+        let space = self.space.lock();
+        (space.end, space.avail.bytes() + space.pending.bytes() + space.retiring.bytes())
+    }
+
+    fn pread(&self, buf: &mut [u8], offset: u64) -> Result<usize> {
+        let mut at = 0;
+        while at < buf.len() {
+            match self.file.read_at(&mut buf[at..], offset + at as u64) {
+                Ok(0) => break,
+                Ok(n) => at += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.os("pread", &e)),
+            }
+        }
+        Ok(at)
+    }
+
+    fn pwrite(&self, buf: &[u8], offset: u64) -> Result<()> {
+        self.file.write_all_at(buf, offset).map_err(|e| self.os("pwrite", &e))
+    }
+
+    fn os(&self, call: &str, e: &std::io::Error) -> Error {
+        Error::io(format!("{}: {call}", self.shown), e)
+    }
+
+    fn damaged(&self, offset: u64, what: &str) -> Error {
+        Error::new(Kind::TrySalvage, format!("{}: offset {offset}: {what}", self.shown))
+    }
+}
+
+/// A block's checksum: its length bytes, then its payload.
+fn checksum(len: &[u8], payload: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(len);
+    h.update(payload);
+    h.finalize()
+}

@@ -1,0 +1,613 @@
+//! A copy-on-write B+tree in a block file: pages are never changed in place. Applying a batch
+//! of changes writes new leaves for the ones it touches and new internal pages above them, then
+//! swaps the root; the pages they replace are freed once no reader can still be walking the old
+//! tree (an epoch later). A checkpoint is just a root address and the file's free list.
+//!
+//! Readers load the root and pages under an epoch [`Guard`]: parsed pages are immutable and
+//! shared through the page cache, so a read of a resident page takes no lock and writes
+//! nothing shared. A page not in the cache is read once however many readers miss it (the
+//! first takes its frame's load lock; the others wait for it), and misses on different pages
+//! proceed in parallel.
+
+use std::cmp::Ordering as Cmp;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::Mutex;
+use scc::{AtomicShared, Guard, HashIndex, Shared, Tag};
+
+use super::block::{Addr, BlockFile, SpaceRecord};
+use super::extents::ExtentList;
+use super::page::{self, cell_len, Builder, Cell, Item, Page};
+use crate::error::{Error, Kind, Result};
+
+/// Page size limits (the reference's `leaf_page_max` / `internal_page_max`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest leaf image, in bytes.
+    pub leaf_page_max: usize,
+    /// Largest internal page image, in bytes.
+    pub internal_page_max: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { leaf_page_max: 32 * 1024, internal_page_max: 4 * 1024 }
+    }
+}
+
+impl Limits {
+    /// Longest key kept in a page; longer ones go to overflow blocks.
+    fn key_inline_max(&self, leaf: bool) -> usize {
+        (if leaf { self.leaf_page_max } else { self.internal_page_max }) / 10
+    }
+
+    /// Longest value kept in a leaf.
+    fn value_inline_max(&self) -> usize {
+        self.leaf_page_max / 2
+    }
+}
+
+/// Where [`Tree::seek`] looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seek {
+    /// First key `>=` the probe.
+    Ge,
+    /// First key `>` the probe.
+    Gt,
+    /// Last key `<=` the probe.
+    Le,
+    /// Last key `<` the probe.
+    Lt,
+}
+
+/// What a checkpoint of a tree records.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TreeRecord {
+    /// The root page (`None`: the tree is empty).
+    pub root: Option<Addr>,
+    /// The file's free space.
+    pub space: SpaceRecord,
+}
+
+impl TreeRecord {
+    /// Appends the encoded record.
+    pub fn put(&self, out: &mut Vec<u8>) {
+        match self.root {
+            Some(addr) => {
+                out.push(1);
+                addr.put(out);
+            }
+            None => out.push(0),
+        }
+        self.space.put(out);
+    }
+
+    /// Decodes a record, or `None` if malformed.
+    pub fn get(b: &[u8]) -> Option<(TreeRecord, &[u8])> {
+        let (root, rest) = match *b.first()? {
+            0 => (None, &b[1..]),
+            1 => (Some(Addr::get(&b[1..])?), &b[1 + Addr::LEN..]),
+            _ => return None,
+        };
+        let (space, rest) = SpaceRecord::get(rest)?;
+        Some((TreeRecord { root, space }, rest))
+    }
+}
+
+/// A cached page, or the place one is being loaded into.
+#[derive(Default)]
+struct Frame {
+    page: OnceLock<Page>,
+    /// Held by the reader loading the page.
+    load: Mutex<()>,
+}
+
+/// The current root.
+struct Root {
+    addr: Option<Addr>,
+}
+
+/// One tree.
+pub struct Tree {
+    file: Arc<BlockFile>,
+    root: AtomicShared<Root>,
+    /// Parsed pages by address (offset and checksum: a reused offset is a different page).
+    cache: HashIndex<(u64, u32), Arc<Frame>>,
+    /// Bytes of parsed pages in the cache.
+    cached_bytes: AtomicUsize,
+    limits: Limits,
+    /// One batch of changes or checkpoint at a time.
+    writer: Mutex<()>,
+}
+
+/// A change to one key: its new value, or `None` to remove it.
+pub type Change = (Vec<u8>, Option<Vec<u8>>);
+
+/// A child entry of an internal page being built: the lowest key its subtree may hold (empty:
+/// the parent's lower bound) and its address.
+type Entry = (Vec<u8>, Addr);
+
+impl Tree {
+    /// An empty tree in a new block file.
+    pub fn create(file: BlockFile, limits: Limits) -> Tree {
+        Tree::with(Arc::new(file), None, limits)
+    }
+
+    /// The tree a checkpoint recorded; `file` was opened with the record's space.
+    pub fn open(file: BlockFile, root: Option<Addr>, limits: Limits) -> Tree {
+        Tree::with(Arc::new(file), root, limits)
+    }
+
+    fn with(file: Arc<BlockFile>, root: Option<Addr>, limits: Limits) -> Tree {
+        Tree {
+            file,
+            root: AtomicShared::new(Root { addr: root }),
+            cache: HashIndex::default(),
+            cached_bytes: AtomicUsize::new(0),
+            limits,
+            writer: Mutex::new(()),
+        }
+    }
+
+    /// The block file.
+    pub fn file(&self) -> &BlockFile {
+        &self.file
+    }
+
+    /// Bytes of parsed pages in the cache.
+    pub fn cached_bytes(&self) -> usize {
+        self.cached_bytes.load(Relaxed)
+    }
+
+    fn root_addr(&self, guard: &Guard) -> Option<Addr> {
+        self.root.load(Acquire, guard).as_ref().and_then(|r| r.addr)
+    }
+
+    /// The page at `addr`, from the cache or read and parsed into it.
+    fn page<'g>(&'g self, addr: Addr, guard: &'g Guard) -> Result<&'g Page> {
+        let key = (addr.offset, addr.checksum);
+        if let Some(page) = self.cache.peek(&key, guard).and_then(|f| f.page.get()) {
+            return Ok(page);
+        }
+        self.load(addr, guard)
+    }
+
+    #[cold]
+    fn load<'g>(&'g self, addr: Addr, guard: &'g Guard) -> Result<&'g Page> {
+        let key = (addr.offset, addr.checksum);
+        let frame = loop {
+            if let Some(frame) = self.cache.peek(&key, guard) {
+                break frame;
+            }
+            // Losing the race to insert is fine: the winner's frame is used. Eviction may take
+            // the frame out again before it is found: then try again.
+            let _ = self.cache.insert_sync(key, Arc::new(Frame::default()));
+        };
+        let _loading = frame.load.lock();
+        if let Some(page) = frame.page.get() {
+            return Ok(page);
+        }
+        let page = self.read_page(addr)?;
+        self.cached_bytes.fetch_add(page.footprint(), Relaxed);
+        Ok(frame.page.get_or_init(|| page))
+    }
+
+    fn read_page(&self, addr: Addr) -> Result<Page> {
+        let image = self.file.read(addr)?;
+        Page::parse(image, self.file.name(), addr.offset, |a, len| self.read_overflow(a, len))
+    }
+
+    fn read_overflow(&self, addr: Addr, len: u64) -> Result<Vec<u8>> {
+        let bytes = self.file.read(addr)?;
+        if bytes.len() as u64 != len {
+            return Err(Error::new(
+                Kind::TrySalvage,
+                format!("{}: overflow item at offset {} holds {} bytes, its page says {len}", self.file.name(), addr.offset, bytes.len()),
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// The bytes of a cell of `page`.
+    fn item(&self, page: &Page, cell: Cell) -> Result<Vec<u8>> {
+        match cell {
+            Cell::Inline { .. } => Ok(page.inline(cell).unwrap_or_default().to_vec()),
+            Cell::Overflow { addr, len } => self.read_overflow(addr, len),
+        }
+    }
+
+    /// The value stored for `key`.
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let guard = Guard::new();
+        let Some(mut addr) = self.root_addr(&guard) else { return Ok(None) };
+        loop {
+            let page = self.page(addr, &guard)?;
+            if page.is_leaf() {
+                return match page.search(key) {
+                    Ok(i) => self.item(page, page.value_cell(i)).map(Some),
+                    Err(_) => Ok(None),
+                };
+            }
+            addr = page.child(page.child_for(key));
+        }
+    }
+
+    /// The entry nearest `key` in direction `dir`, as (key, value).
+    pub fn seek(&self, key: &[u8], dir: Seek) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        let guard = Guard::new();
+        let Some(root) = self.root_addr(&guard) else { return Ok(None) };
+        // The internal pages on the way down and the child taken in each.
+        let mut path: Vec<(&Page, usize)> = Vec::new();
+        let mut page = self.page(root, &guard)?;
+        while !page.is_leaf() {
+            let i = page.child_for(key);
+            path.push((page, i));
+            page = self.page(page.child(i), &guard)?;
+        }
+        let forward = matches!(dir, Seek::Ge | Seek::Gt);
+        let mut at: Option<usize> = match (page.search(key), dir) {
+            (Ok(i), Seek::Ge | Seek::Le) => Some(i),
+            (Ok(i), Seek::Gt) => Some(i + 1),
+            (Err(i), Seek::Ge | Seek::Gt) => Some(i),
+            (Ok(i) | Err(i), Seek::Lt) | (Err(i), Seek::Le) => i.checked_sub(1),
+        };
+        loop {
+            match at {
+                Some(i) if i < page.len() => {
+                    let k = self.item(page, page.key_cell(i))?;
+                    return Ok(Some((k, self.item(page, page.value_cell(i))?)));
+                }
+                _ => {}
+            }
+            // Off this leaf: climb to the nearest parent with a sibling that way, then descend
+            // along its edge.
+            loop {
+                let Some((parent, i)) = path.pop() else { return Ok(None) };
+                let next = if forward { i.checked_add(1).filter(|&n| n < parent.len()) } else { i.checked_sub(1) };
+                if let Some(n) = next {
+                    path.push((parent, n));
+                    break;
+                }
+            }
+            let &(parent, i) = path.last().unwrap_or_else(|| unreachable!("a sibling was just pushed"));
+            page = self.page(parent.child(i), &guard)?;
+            while !page.is_leaf() {
+                let edge = if forward { 0 } else { page.len() - 1 };
+                path.push((page, edge));
+                page = self.page(page.child(edge), &guard)?;
+            }
+            at = if forward { Some(0) } else { page.len().checked_sub(1) };
+        }
+    }
+
+    /// Applies `changes` (sorted by key, each key once) as one new version of the tree. On an
+    /// error the tree is unchanged and the blocks written for it are free again.
+    pub fn apply(&self, changes: &[Change]) -> Result<()> {
+        debug_assert!(changes.windows(2).all(|w| w[0].0 < w[1].0), "changes must be sorted and unique");
+        let _writer = self.writer.lock();
+        let guard = Guard::new();
+        let mut batch = Batch { tree: self, guard: &guard, written: Vec::new(), freed: Vec::new() };
+        match batch.new_root(changes) {
+            Ok(root) => {
+                drop(self.root.swap((Some(Shared::new(Root { addr: root })), Tag::None), AcqRel));
+                self.retire(batch.freed, &guard);
+                Ok(())
+            }
+            Err(e) => {
+                // Never published: no reader can have seen these blocks.
+                for addr in batch.written {
+                    self.file.free_unpublished(addr);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Frees replaced pages (and the overflow blocks only they used) once no reader can reach
+    /// them: readers of the old root hold guards of an earlier epoch.
+    fn retire(&self, pages: Vec<Addr>, guard: &Guard) {
+        for addr in pages {
+            self.uncache(addr);
+            self.file.retire(addr);
+            let file = Arc::clone(&self.file);
+            guard.defer_execute(move || file.release(addr));
+        }
+    }
+
+    fn uncache(&self, addr: Addr) {
+        let guard = Guard::new();
+        if let Some(bytes) = self.cache.peek(&(addr.offset, addr.checksum), &guard).and_then(|f| f.page.get()).map(Page::footprint) {
+            if self.cache.remove_sync(&(addr.offset, addr.checksum)) {
+                self.cached_bytes.fetch_sub(bytes, Relaxed);
+            }
+        }
+    }
+
+    /// An item's bytes written to an overflow block, or kept inline.
+    fn place<'a>(&self, batch_written: &mut Vec<Addr>, bytes: &'a [u8], inline: bool) -> Result<Item<'a>> {
+        if inline {
+            Ok(Item::Inline(bytes))
+        } else {
+            let addr = self.file.write(bytes)?;
+            batch_written.push(addr);
+            Ok(Item::Overflow(addr, bytes.len() as u64))
+        }
+    }
+
+    /// The tree's state for a checkpoint: every block it uses is synced first. Call
+    /// [`checkpoint_durable`](Self::checkpoint_durable) with the second part once the record
+    /// is durable.
+    pub fn checkpoint(&self) -> Result<(TreeRecord, ExtentList)> {
+        let _writer = self.writer.lock();
+        self.file.sync()?;
+        let guard = Guard::new();
+        let (space, released) = self.file.checkpoint_record();
+        Ok((TreeRecord { root: self.root_addr(&guard), space }, released))
+    }
+
+    /// The checkpoint taken by [`checkpoint`](Self::checkpoint) is durable.
+    pub fn checkpoint_durable(&self, released: &ExtentList) {
+        self.file.checkpoint_durable(released);
+    }
+
+    /// Drops every cached page (tests; eviction under memory pressure).
+    pub fn evict_all(&self) {
+        let guard = Guard::new();
+        let keys: Vec<(u64, u32)> = self.cache.iter(&guard).map(|(k, _)| *k).collect();
+        for (offset, checksum) in keys {
+            self.uncache(Addr { offset, size: 0, checksum });
+        }
+    }
+}
+
+/// One [`Tree::apply`]: the blocks it wrote (freed again if it fails) and the ones it
+/// replaced (retired if it succeeds).
+struct Batch<'t, 'g> {
+    tree: &'t Tree,
+    guard: &'g Guard,
+    written: Vec<Addr>,
+    freed: Vec<Addr>,
+}
+
+impl Batch<'_, '_> {
+    fn write(&mut self, image: &[u8]) -> Result<Addr> {
+        let addr = self.tree.file.write(image)?;
+        self.written.push(addr);
+        Ok(addr)
+    }
+
+    fn place<'a>(&mut self, bytes: &'a [u8], inline: bool) -> Result<Item<'a>> {
+        self.tree.place(&mut self.written, bytes, inline)
+    }
+
+    /// The root after the changes.
+    fn new_root(&mut self, changes: &[Change]) -> Result<Option<Addr>> {
+        let mut entries = match self.tree.root_addr(self.guard) {
+            Some(root) => self.apply_node(root, changes)?,
+            None => {
+                let mut out = LeafWriter::new();
+                for (k, v) in changes {
+                    if let Some(v) = v {
+                        out.push(self, k, v)?;
+                    }
+                }
+                out.finish(self)?
+            }
+        };
+        // Stack internal levels until one page holds the tree, and drop levels of one child.
+        loop {
+            match entries.len() {
+                0 => return Ok(None),
+                1 => {
+                    let (_, addr) = entries[0];
+                    let page = self.tree.page(addr, self.guard)?;
+                    if page.is_leaf() || page.len() > 1 {
+                        return Ok(Some(addr));
+                    }
+                    self.freed.push(addr);
+                    entries = vec![(Vec::new(), page.child(0))];
+                }
+                _ => entries = self.build_internal(entries)?,
+            }
+        }
+    }
+
+    /// Rewrites the subtree at `addr` with the changes that fall in it; returns the entries
+    /// replacing it in its parent (none if it became empty, several if it split).
+    fn apply_node(&mut self, addr: Addr, changes: &[Change]) -> Result<Vec<Entry>> {
+        let page = self.tree.page(addr, self.guard)?;
+        if page.is_leaf() {
+            let mut out = LeafWriter::new();
+            self.merge_leaf(&mut out, addr, page, changes)?;
+            return out.finish(self);
+        }
+        let mut out: Vec<Entry> = Vec::with_capacity(page.len() + 1);
+        // Adjacent changed leaves are repacked together, so leaves that shrank merge rather
+        // than staying small forever: (lower bound of the run, its writer).
+        let mut run: Option<(Vec<u8>, LeafWriter)> = None;
+        let mut rest = changes;
+        for i in 0..page.len() {
+            // Child i holds keys below key(i + 1).
+            let take = if i + 1 < page.len() {
+                let upper = page.key(i + 1);
+                rest.partition_point(|(k, _)| k.as_slice() < upper)
+            } else {
+                rest.len()
+            };
+            let (mine, later) = rest.split_at(take);
+            rest = later;
+            if mine.is_empty() {
+                self.end_run(&mut run, &mut out)?;
+                out.push((page.key(i).to_vec(), page.child(i)));
+                continue;
+            }
+            let child = self.tree.page(page.child(i), self.guard)?;
+            if child.is_leaf() {
+                let (_, writer) = run.get_or_insert_with(|| (page.key(i).to_vec(), LeafWriter::new()));
+                self.merge_leaf(writer, page.child(i), child, mine)?;
+                continue;
+            }
+            self.end_run(&mut run, &mut out)?;
+            let mut replaced = self.apply_node(page.child(i), mine)?;
+            if let Some(first) = replaced.first_mut() {
+                // The first replacement keeps the child's lower bound.
+                first.0 = page.key(i).to_vec();
+            }
+            out.extend(replaced);
+        }
+        self.end_run(&mut run, &mut out)?;
+        self.freed.push(addr);
+        for i in 0..page.len() {
+            if let Cell::Overflow { addr, .. } = page.key_cell(i) {
+                self.freed.push(addr);
+            }
+        }
+        if out.is_empty() {
+            return Ok(out);
+        }
+        out[0].0.clear();
+        self.build_internal(out)
+    }
+
+    /// Writes out a run of merged leaves; its first leaf takes the run's lower bound.
+    fn end_run(&mut self, run: &mut Option<(Vec<u8>, LeafWriter)>, out: &mut Vec<Entry>) -> Result<()> {
+        if let Some((lower, writer)) = run.take() {
+            let mut leaves = writer.finish(self)?;
+            if let Some(first) = leaves.first_mut() {
+                first.0 = lower;
+            }
+            out.extend(leaves);
+        }
+        Ok(())
+    }
+
+    /// Merges `changes` into the entries of the leaf `page` (at `addr`, which is freed), in
+    /// key order, into `out`.
+    fn merge_leaf(&mut self, out: &mut LeafWriter, addr: Addr, page: &Page, changes: &[Change]) -> Result<()> {
+        self.freed.push(addr);
+        let (mut i, mut c) = (0, 0);
+        while i < page.len() || c < changes.len() {
+            let order = match (i < page.len(), c < changes.len()) {
+                (true, true) => page.key(i).cmp(&changes[c].0),
+                (true, false) => Cmp::Less,
+                _ => Cmp::Greater,
+            };
+            if order == Cmp::Less {
+                out.push_cells(self, page, i)?;
+                i += 1;
+                continue;
+            }
+            if order == Cmp::Equal {
+                // Replaced or removed: its overflow blocks go with it.
+                for cell in [page.key_cell(i), page.value_cell(i)] {
+                    if let Cell::Overflow { addr, .. } = cell {
+                        self.freed.push(addr);
+                    }
+                }
+                i += 1;
+            }
+            if let (k, Some(v)) = &changes[c] {
+                out.push(self, k, v)?;
+            }
+            c += 1;
+        }
+        Ok(())
+    }
+
+    /// Internal pages over `entries` (the first's key is the lower bound of them all), as
+    /// entries of the level above.
+    fn build_internal(&mut self, entries: Vec<Entry>) -> Result<Vec<Entry>> {
+        let max = self.tree.limits.internal_page_max;
+        let mut out = Vec::new();
+        let mut b = Builder::new(page::INTERNAL);
+        let mut first = Vec::new();
+        for (key, child) in entries {
+            let inline = key.len() <= self.tree.limits.key_inline_max(false);
+            if b.count() > 0 && b.bytes() + cell_len(key.len(), inline) + Addr::LEN > max {
+                let done = std::mem::replace(&mut b, Builder::new(page::INTERNAL));
+                out.push((std::mem::take(&mut first), self.write(&done.finish())?));
+            }
+            if b.count() == 0 {
+                // A page's first key is its lower bound, which its parent keeps: stored empty.
+                first = key;
+                b.cell(Item::Inline(&[])).child(child).end_entry();
+            } else {
+                let item = self.place(&key, inline)?;
+                b.cell(item).child(child).end_entry();
+            }
+        }
+        if b.count() > 0 {
+            out.push((first, self.write(&b.finish())?));
+        }
+        Ok(out)
+    }
+}
+
+/// Packs sorted leaf entries into leaves of at most `leaf_page_max` bytes.
+struct LeafWriter {
+    b: Builder,
+    first: Vec<u8>,
+    out: Vec<Entry>,
+}
+
+impl LeafWriter {
+    fn new() -> Self {
+        LeafWriter { b: Builder::new(page::LEAF), first: Vec::new(), out: Vec::new() }
+    }
+
+    /// Room for an entry of `need` bytes, starting a new leaf if this one is full.
+    fn make_room(&mut self, batch: &mut Batch<'_, '_>, key: &[u8], need: usize) -> Result<()> {
+        if self.b.count() > 0 && self.b.bytes() + need > batch.tree.limits.leaf_page_max {
+            self.flush(batch)?;
+        }
+        if self.b.count() == 0 {
+            self.first = key.to_vec();
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, batch: &mut Batch<'_, '_>, key: &[u8], value: &[u8]) -> Result<()> {
+        let limits = batch.tree.limits;
+        let (ki, vi) = (key.len() <= limits.key_inline_max(true), value.len() <= limits.value_inline_max());
+        self.make_room(batch, key, cell_len(key.len(), ki) + cell_len(value.len(), vi))?;
+        let k = batch.place(key, ki)?;
+        let v = batch.place(value, vi)?;
+        self.b.cell(k).cell(v).end_entry();
+        Ok(())
+    }
+
+    /// Entry `i` of an old page, copied with its overflow blocks kept.
+    fn push_cells(&mut self, batch: &mut Batch<'_, '_>, page: &Page, i: usize) -> Result<()> {
+        let (k, v) = (page.key_cell(i), page.value_cell(i));
+        let size = |c: Cell| match c {
+            Cell::Inline { len, .. } => cell_len(len as usize, true),
+            Cell::Overflow { .. } => cell_len(0, false),
+        };
+        self.make_room(batch, page.key(i), size(k) + size(v))?;
+        for cell in [k, v] {
+            let item = match cell {
+                Cell::Inline { .. } => Item::Inline(page.inline(cell).unwrap_or_default()),
+                Cell::Overflow { addr, len } => Item::Overflow(addr, len),
+            };
+            self.b.cell(item);
+        }
+        self.b.end_entry();
+        Ok(())
+    }
+
+    fn flush(&mut self, batch: &mut Batch<'_, '_>) -> Result<()> {
+        let done = std::mem::replace(&mut self.b, Builder::new(page::LEAF));
+        let addr = batch.write(&done.finish())?;
+        self.out.push((std::mem::take(&mut self.first), addr));
+        Ok(())
+    }
+
+    fn finish(mut self, batch: &mut Batch<'_, '_>) -> Result<Vec<Entry>> {
+        if self.b.count() > 0 {
+            self.flush(batch)?;
+        }
+        Ok(self.out)
+    }
+}
