@@ -350,10 +350,12 @@ impl BlockFile {
     /// free in it: it no longer uses them), and those pending blocks. Call
     /// [`sync`](Self::sync) before making the record durable, and
     /// [`checkpoint_durable`](Self::checkpoint_durable) with the pending blocks after.
-    pub fn checkpoint_record(&self) -> (SpaceRecord, ExtentList) {
+    /// `unused` are blocks the checkpoint's tree does not use that are in none of the file's
+    /// lists yet (kept for readers of older versions).
+    pub fn checkpoint_record(&self, unused: impl Iterator<Item = Extent>) -> (SpaceRecord, ExtentList) {
         let space = self.space.lock();
         let mut free = space.avail.clone();
-        for ext in space.pending.iter().chain(space.retiring.iter()) {
+        for ext in space.pending.iter().chain(space.retiring.iter()).chain(unused) {
             // The lists are disjoint: a block is in one list at a time.
             let _ = free.insert(ext);
         }

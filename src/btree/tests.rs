@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::block::{BlockFile, UNIT};
-use super::tree::{Change, Limits, Seek, Tree, TreeRecord};
+use super::tree::{Change, Limits, Seek, Tree, TreeRecord, TS_NEWEST};
 use crate::durable::disk::Disk;
 use crate::error::code::WT_TRY_SALVAGE;
 
@@ -80,12 +80,12 @@ fn apply_model(model: &mut Model, changes: &[Change]) {
 /// Every key of the model reads back, absent keys are absent, and seeks agree.
 fn check(tree: &Tree, model: &Model, rng: &mut Rng, space: u64) {
     for (k, v) in model {
-        assert_eq!(tree.get(k).unwrap().as_ref(), Some(v), "get {}", String::from_utf8_lossy(k));
+        assert_eq!(tree.get(k, TS_NEWEST).unwrap().as_ref(), Some(v), "get {}", String::from_utf8_lossy(k));
     }
     for _ in 0..200 {
         let probe = key(rng.next(space + 2));
         if !model.contains_key(&probe) {
-            assert_eq!(tree.get(&probe).unwrap(), None);
+            assert_eq!(tree.get(&probe, TS_NEWEST).unwrap(), None);
         }
         let want = |dir: Seek| -> Option<(Vec<u8>, Vec<u8>)> {
             use std::ops::Bound::*;
@@ -98,17 +98,27 @@ fn check(tree: &Tree, model: &Model, rng: &mut Rng, space: u64) {
             }
         };
         for dir in [Seek::Ge, Seek::Gt, Seek::Le, Seek::Lt] {
-            assert_eq!(tree.seek(&probe, dir).unwrap(), want(dir), "seek {dir:?} {}", String::from_utf8_lossy(&probe));
+            assert_eq!(tree.seek(&probe, dir, TS_NEWEST).unwrap(), want(dir), "seek {dir:?} {}", String::from_utf8_lossy(&probe));
         }
     }
     // A full scan in order, by repeated Gt seeks.
     let mut scanned = Vec::new();
-    let mut at = tree.seek(b"", Seek::Ge).unwrap();
+    let mut at = tree.seek(b"", Seek::Ge, TS_NEWEST).unwrap();
     while let Some((k, v)) = at {
-        at = tree.seek(&k, Seek::Gt).unwrap();
+        at = tree.seek(&k, Seek::Gt, TS_NEWEST).unwrap();
         scanned.push((k, v));
     }
     assert_eq!(scanned, model.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<Vec<_>>());
+}
+
+/// Applies `changes` as the newest version with no older reader left: the old versions go at
+/// once.
+fn step(tree: &Tree, changes: &[Change]) -> crate::error::Result<()> {
+    static TS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let ts = TS.fetch_add(1, Ordering::Relaxed);
+    tree.apply(changes, ts)?;
+    tree.release_before(ts);
+    Ok(())
 }
 
 /// Lets the retired blocks of `tree` be released: the collector moves its epoch every 128
@@ -136,7 +146,7 @@ fn random_batches_match_the_model() {
     for round in 0..60 {
         let n = 1 + rng.next(300) as usize;
         let changes = batch(&mut rng, n, 2000);
-        tree.apply(&changes).unwrap();
+        step(&tree, &changes).unwrap();
         apply_model(&mut model, &changes);
         if round % 3 == 0 {
             tree.evict_all();
@@ -145,8 +155,8 @@ fn random_batches_match_the_model() {
     }
     // Remove everything: the tree becomes empty.
     let all: Vec<Change> = model.keys().map(|k| (k.clone(), None)).collect();
-    tree.apply(&all).unwrap();
-    assert_eq!(tree.seek(b"", Seek::Ge).unwrap(), None);
+    step(&tree, &all).unwrap();
+    assert_eq!(tree.seek(b"", Seek::Ge, TS_NEWEST).unwrap(), None);
 }
 
 #[test]
@@ -161,18 +171,18 @@ fn long_keys_and_large_values_use_overflow_blocks() {
         changes.push((k, Some(vec![i as u8; 3000 + i as usize])));
     }
     changes.sort();
-    tree.apply(&changes).unwrap();
+    step(&tree, &changes).unwrap();
     apply_model(&mut model, &changes);
     tree.evict_all();
     for (k, v) in &model {
-        assert_eq!(tree.get(k).unwrap().as_ref(), Some(v));
+        assert_eq!(tree.get(k, TS_NEWEST).unwrap().as_ref(), Some(v));
     }
     // Replace half, remove a quarter.
     let mut second: Vec<Change> = model.keys().enumerate().filter(|(i, _)| i % 2 == 0).map(|(i, k)| {
         (k.clone(), if i % 4 == 0 { None } else { Some(vec![0xee; 10]) })
     }).collect();
     second.sort();
-    tree.apply(&second).unwrap();
+    step(&tree, &second).unwrap();
     apply_model(&mut model, &second);
     tree.evict_all();
     let mut rng = Rng(5);
@@ -203,7 +213,7 @@ fn a_checkpoint_reopens_and_survives_a_crash_after_it() {
     let mut model = Model::new();
     for _ in 0..10 {
         let changes = batch(&mut rng, 200, 3000);
-        tree.apply(&changes).unwrap();
+        step(&tree, &changes).unwrap();
         apply_model(&mut model, &changes);
     }
     let record = checkpoint(&tree);
@@ -212,7 +222,7 @@ fn a_checkpoint_reopens_and_survives_a_crash_after_it() {
     // (no checkpoint): the blocks they wrote must not have touched the checkpoint's.
     for _ in 0..20 {
         let changes = batch(&mut rng, 300, 3000);
-        tree.apply(&changes).unwrap();
+        step(&tree, &changes).unwrap();
         apply_model(&mut model, &changes);
         settle(&tree);
     }
@@ -221,7 +231,7 @@ fn a_checkpoint_reopens_and_survives_a_crash_after_it() {
     check(&tree, &at_checkpoint, &mut rng, 3000);
     // And it goes on from there.
     let changes = batch(&mut rng, 100, 3000);
-    tree.apply(&changes).unwrap();
+    step(&tree, &changes).unwrap();
     let mut model = at_checkpoint;
     apply_model(&mut model, &changes);
     let record = checkpoint(&tree);
@@ -235,12 +245,12 @@ fn rewriting_the_same_keys_reuses_space() {
     let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
     let mut rng = Rng(3);
     let all = |rng: &mut Rng| -> Vec<Change> { (0..500).map(|i| (key(i), Some(value(rng, i)))).collect() };
-    tree.apply(&all(&mut rng)).unwrap();
+    step(&tree, &all(&mut rng)).unwrap();
     checkpoint(&tree);
     let (first_end, _) = tree.file().usage();
     let mut halfway = 0;
     for round in 1..=40 {
-        tree.apply(&all(&mut rng)).unwrap();
+        step(&tree, &all(&mut rng)).unwrap();
         settle(&tree);
         checkpoint(&tree);
         if round == 20 {
@@ -257,7 +267,7 @@ fn rewriting_the_same_keys_reuses_space() {
     // level above (four levels with these small pages), not the tree.
     let before = tree.file().stats().bytes_written.load(Ordering::Relaxed);
     let few: Vec<Change> = (100..105).map(|i| (key(i), Some(b"x".to_vec()))).collect();
-    tree.apply(&few).unwrap();
+    step(&tree, &few).unwrap();
     let wrote = tree.file().stats().bytes_written.load(Ordering::Relaxed) - before;
     assert!(wrote <= 7 * UNIT, "a 5-key update wrote {wrote} bytes");
 }
@@ -267,7 +277,7 @@ fn a_damaged_block_is_try_salvage_naming_file_and_offset() {
     let (d, disk) = dir();
     let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
     let changes: Vec<Change> = (0..300).map(|i| (key(i), Some(b"value".to_vec()))).collect();
-    tree.apply(&changes).unwrap();
+    step(&tree, &changes).unwrap();
     let record = checkpoint(&tree);
     drop(tree);
     // Flip one byte in the middle of the file's blocks.
@@ -277,7 +287,7 @@ fn a_damaged_block_is_try_salvage_naming_file_and_offset() {
     bytes[at] ^= 0x40;
     std::fs::write(&path, &bytes).unwrap();
     let tree = reopen(&disk, &record);
-    let errors: Vec<_> = (0..300).filter_map(|i| tree.get(&key(i)).err()).collect();
+    let errors: Vec<_> = (0..300).filter_map(|i| tree.get(&key(i), TS_NEWEST).err()).collect();
     assert!(!errors.is_empty(), "no read met the damaged block");
     for e in errors {
         assert_eq!(e.code(), WT_TRY_SALVAGE);
@@ -290,7 +300,7 @@ fn a_file_shorter_than_its_checkpoint_is_refused() {
     let (d, disk) = dir();
     let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
     let changes: Vec<Change> = (0..300).map(|i| (key(i), Some(b"value".to_vec()))).collect();
-    tree.apply(&changes).unwrap();
+    step(&tree, &changes).unwrap();
     let record = checkpoint(&tree);
     drop(tree);
     let path = d.0.join("t.ulb");
@@ -305,21 +315,21 @@ fn a_full_disk_fails_the_batch_and_leaves_the_tree() {
     let (_d, disk) = dir();
     let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
     let first: Vec<Change> = (0..200).map(|i| (key(i), Some(b"one".to_vec()))).collect();
-    tree.apply(&first).unwrap();
+    step(&tree, &first).unwrap();
     let (end_before, free_before) = tree.file().usage();
     disk.limit_writes(Some(3 * UNIT));
     let second: Vec<Change> = (0..200).map(|i| (key(i), Some(b"two".to_vec()))).collect();
-    let err = tree.apply(&second).unwrap_err();
+    let err = step(&tree, &second).unwrap_err();
     assert_eq!(err.code(), libc::ENOSPC);
     for i in 0..200 {
-        assert_eq!(tree.get(&key(i)).unwrap().as_deref(), Some(&b"one"[..]));
+        assert_eq!(tree.get(&key(i), TS_NEWEST).unwrap().as_deref(), Some(&b"one"[..]));
     }
     // The blocks the failed batch wrote are free again.
     let (end, free) = tree.file().usage();
     assert_eq!(end - free, end_before - free_before);
     disk.limit_writes(None);
-    tree.apply(&second).unwrap();
-    assert_eq!(tree.get(&key(7)).unwrap().as_deref(), Some(&b"two"[..]));
+    step(&tree, &second).unwrap();
+    assert_eq!(tree.get(&key(7), TS_NEWEST).unwrap().as_deref(), Some(&b"two"[..]));
 }
 
 #[test]
@@ -330,7 +340,7 @@ fn readers_see_whole_batches_while_a_writer_applies() {
     // for every key of a scan... per key at least, and rounds never go backwards.
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let round_batch = |r: u32| -> Vec<Change> { (0..400).map(|i| (key(i), Some(r.to_be_bytes().to_vec()))).collect() };
-    tree.apply(&round_batch(0)).unwrap();
+    step(&tree, &round_batch(0)).unwrap();
     let readers: Vec<_> = (0..3)
         .map(|t| {
             let (tree, stop) = (Arc::clone(&tree), Arc::clone(&stop));
@@ -339,7 +349,7 @@ fn readers_see_whole_batches_while_a_writer_applies() {
                 let mut last = 0u32;
                 let mut reads = 0u64;
                 while !stop.load(Ordering::Relaxed) {
-                    let v = tree.get(&key(rng.next(400))).unwrap().expect("every key is present");
+                    let v = tree.get(&key(rng.next(400)), TS_NEWEST).unwrap().expect("every key is present");
                     let r = u32::from_be_bytes(v.try_into().unwrap());
                     assert!(r >= last, "a reader went back from round {last} to {r}");
                     last = r;
@@ -353,10 +363,42 @@ fn readers_see_whole_batches_while_a_writer_applies() {
         })
         .collect();
     for r in 1..=100 {
-        tree.apply(&round_batch(r)).unwrap();
+        step(&tree, &round_batch(r)).unwrap();
     }
     stop.store(true, Ordering::Relaxed);
     for h in readers {
         assert!(h.join().unwrap() > 0);
     }
+}
+
+#[test]
+fn readers_read_the_version_of_their_timestamp() {
+    let (_d, disk) = dir();
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
+    let round = |r: u8| -> Vec<Change> { (0..300).map(|i| (key(i), Some(vec![r; 20]))).collect() };
+    for (ts, r) in [(10, 1u8), (20, 2), (30, 3)] {
+        tree.apply(&round(r), ts).unwrap();
+    }
+    let seen = |ts: u64| tree.get(&key(150), ts).unwrap().map(|v| v[0]);
+    assert_eq!(seen(5), None, "before the first batch the tree was empty");
+    assert_eq!(seen(10), Some(1));
+    assert_eq!(seen(19), Some(1));
+    assert_eq!(seen(25), Some(2));
+    assert_eq!(seen(TS_NEWEST), Some(3));
+    assert_eq!(tree.seek(&key(0), Seek::Ge, 15).unwrap().map(|(_, v)| v[0]), Some(1));
+    assert_eq!(tree.versions(), 4);
+    // Readers are all at 25 or later: the versions of 0 and 10 go, 20 stays for them.
+    tree.release_before(25);
+    assert_eq!(tree.versions(), 2);
+    assert_eq!(seen(25), Some(2));
+    assert_eq!(seen(TS_NEWEST), Some(3));
+    // A checkpoint now reopens as the newest version, with the older ones' blocks free.
+    let record = checkpoint(&tree);
+    let (end, free) = tree.file().usage();
+    drop(tree);
+    let tree = reopen(&disk, &record);
+    assert_eq!(tree.get(&key(150), TS_NEWEST).unwrap().map(|v| v[0]), Some(3));
+    let (end2, free2) = tree.file().usage();
+    assert_eq!(end2, end);
+    assert!(free2 > free, "the version kept for readers at 20 is free after reopening");
 }

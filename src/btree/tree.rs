@@ -1,7 +1,14 @@
 //! A copy-on-write B+tree in a block file: pages are never changed in place. Applying a batch
 //! of changes writes new leaves for the ones it touches and new internal pages above them, then
-//! swaps the root; the pages they replace are freed once no reader can still be walking the old
-//! tree (an epoch later). A checkpoint is just a root address and the file's free list.
+//! publishes the new root. A checkpoint is just a root address and the file's free list.
+//!
+//! # Versions
+//! Each batch is applied as of a commit timestamp, and the tree keeps the roots older readers
+//! still need: a reader at timestamp `t` reads the newest root applied at or before `t`
+//! ([`TS_NEWEST`] reads the newest). [`Tree::release_before`] drops the roots no reader can
+//! ask for any more (every snapshot at or after a newer root's timestamp), and the blocks only
+//! those roots used are freed once, in addition, no reader can still be walking them (an epoch
+//! later).
 //!
 //! Readers load the root and pages under an epoch [`Guard`]: parsed pages are immutable and
 //! shared through the page cache, so a read of a resident page takes no lock and writes
@@ -104,15 +111,33 @@ struct Frame {
     load: Mutex<()>,
 }
 
-/// The current root.
-struct Root {
-    addr: Option<Addr>,
+/// Reads the newest version of the tree.
+pub const TS_NEWEST: u64 = u64::MAX;
+
+/// The roots readers may use, newest first: (timestamp the root was applied at, root).
+struct Roots {
+    list: Vec<(u64, Option<Addr>)>,
 }
+
+impl Roots {
+    /// The root a reader at `ts` uses: the newest applied at or before `ts` (the oldest kept
+    /// root otherwise, which the caller's horizon keeps from happening).
+    fn at(&self, ts: u64) -> Option<Addr> {
+        let pick = self.list.iter().find(|(at, _)| *at <= ts).or(self.list.last());
+        pick.and_then(|(_, root)| *root)
+    }
+}
+
+/// Blocks a batch replaced, freed once no root that uses them is kept: (the batch's
+/// timestamp, its replaced blocks), oldest first.
+type Replaced = Vec<(u64, Vec<Addr>)>;
 
 /// One tree.
 pub struct Tree {
     file: Arc<BlockFile>,
-    root: AtomicShared<Root>,
+    roots: AtomicShared<Roots>,
+    /// Taken by writers only (under `writer`).
+    replaced: Mutex<Replaced>,
     /// Parsed pages by address (offset and checksum: a reused offset is a different page).
     cache: HashIndex<(u64, u32), Arc<Frame>>,
     /// Bytes of parsed pages in the cache.
@@ -143,7 +168,8 @@ impl Tree {
     fn with(file: Arc<BlockFile>, root: Option<Addr>, limits: Limits) -> Tree {
         Tree {
             file,
-            root: AtomicShared::new(Root { addr: root }),
+            roots: AtomicShared::new(Roots { list: vec![(0, root)] }),
+            replaced: Mutex::new(Vec::new()),
             cache: HashIndex::default(),
             cached_bytes: AtomicUsize::new(0),
             limits,
@@ -161,8 +187,14 @@ impl Tree {
         self.cached_bytes.load(Relaxed)
     }
 
-    fn root_addr(&self, guard: &Guard) -> Option<Addr> {
-        self.root.load(Acquire, guard).as_ref().and_then(|r| r.addr)
+    fn root_addr(&self, ts: u64, guard: &Guard) -> Option<Addr> {
+        self.roots.load(Acquire, guard).as_ref().and_then(|r| r.at(ts))
+    }
+
+    /// Number of roots kept (tests).
+    pub fn versions(&self) -> usize {
+        let guard = Guard::new();
+        self.roots.load(Acquire, &guard).as_ref().map_or(0, |r| r.list.len())
     }
 
     /// The page at `addr`, from the cache or read and parsed into it.
@@ -218,10 +250,10 @@ impl Tree {
         }
     }
 
-    /// The value stored for `key`.
-    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    /// The value stored for `key` in the version a reader at `ts` sees.
+    pub fn get(&self, key: &[u8], ts: u64) -> Result<Option<Vec<u8>>> {
         let guard = Guard::new();
-        let Some(mut addr) = self.root_addr(&guard) else { return Ok(None) };
+        let Some(mut addr) = self.root_addr(ts, &guard) else { return Ok(None) };
         loop {
             let page = self.page(addr, &guard)?;
             if page.is_leaf() {
@@ -234,10 +266,11 @@ impl Tree {
         }
     }
 
-    /// The entry nearest `key` in direction `dir`, as (key, value).
-    pub fn seek(&self, key: &[u8], dir: Seek) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+    /// The entry nearest `key` in direction `dir` in the version a reader at `ts` sees, as
+    /// (key, value).
+    pub fn seek(&self, key: &[u8], dir: Seek, ts: u64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
         let guard = Guard::new();
-        let Some(root) = self.root_addr(&guard) else { return Ok(None) };
+        let Some(root) = self.root_addr(ts, &guard) else { return Ok(None) };
         // The internal pages on the way down and the child taken in each.
         let mut path: Vec<(&Page, usize)> = Vec::new();
         let mut page = self.page(root, &guard)?;
@@ -282,17 +315,21 @@ impl Tree {
         }
     }
 
-    /// Applies `changes` (sorted by key, each key once) as one new version of the tree. On an
-    /// error the tree is unchanged and the blocks written for it are free again.
-    pub fn apply(&self, changes: &[Change]) -> Result<()> {
+    /// Applies `changes` (sorted by key, each key once) to the newest version as a new version
+    /// at timestamp `ts` (not older than the newest). On an error the tree is unchanged and the
+    /// blocks written for it are free again.
+    pub fn apply(&self, changes: &[Change], ts: u64) -> Result<()> {
         debug_assert!(changes.windows(2).all(|w| w[0].0 < w[1].0), "changes must be sorted and unique");
         let _writer = self.writer.lock();
         let guard = Guard::new();
         let mut batch = Batch { tree: self, guard: &guard, written: Vec::new(), freed: Vec::new() };
         match batch.new_root(changes) {
             Ok(root) => {
-                drop(self.root.swap((Some(Shared::new(Root { addr: root })), Tag::None), AcqRel));
-                self.retire(batch.freed, &guard);
+                let mut list = self.roots.load(Acquire, &guard).as_ref().map_or_else(Vec::new, |r| r.list.clone());
+                debug_assert!(list.first().is_none_or(|&(newest, _)| newest <= ts), "versions must be applied in order");
+                list.insert(0, (ts, root));
+                drop(self.roots.swap((Some(Shared::new(Roots { list })), Tag::None), AcqRel));
+                self.replaced.lock().push((ts, batch.freed));
                 Ok(())
             }
             Err(e) => {
@@ -303,6 +340,29 @@ impl Tree {
                 Err(e)
             }
         }
+    }
+
+    /// No reader will ask for a version older than `horizon` any more: drops the roots only such
+    /// readers used, and frees the blocks only those roots used once no reader can still be
+    /// walking them (readers of a dropped root hold guards of an earlier epoch).
+    pub fn release_before(&self, horizon: u64) {
+        let _writer = self.writer.lock();
+        let guard = Guard::new();
+        let Some(roots) = self.roots.load(Acquire, &guard).as_ref() else { return };
+        // Keep every root newer than the horizon and the newest at or before it.
+        let keep = roots.list.iter().position(|(ts, _)| *ts <= horizon).map_or(roots.list.len(), |i| i + 1);
+        if keep < roots.list.len() {
+            let list = roots.list[..keep].to_vec();
+            drop(self.roots.swap((Some(Shared::new(Roots { list })), Tag::None), AcqRel));
+        }
+        // A batch at `ts` replaced blocks of the root before it, which a reader needs only
+        // before `ts`.
+        let freed: Vec<Addr> = {
+            let mut replaced = self.replaced.lock();
+            let done = replaced.iter().take_while(|(ts, _)| *ts <= horizon).count();
+            replaced.drain(..done).flat_map(|(_, blocks)| blocks).collect()
+        };
+        self.retire(freed, &guard);
     }
 
     /// Frees replaced pages (and the overflow blocks only they used) once no reader can reach
@@ -336,15 +396,19 @@ impl Tree {
         }
     }
 
-    /// The tree's state for a checkpoint: every block it uses is synced first. Call
+    /// The newest version's state for a checkpoint: every block it uses is synced first. Call
     /// [`checkpoint_durable`](Self::checkpoint_durable) with the second part once the record
     /// is durable.
+    ///
+    /// Blocks that only older versions (kept for older readers) use are free in the record:
+    /// reopened from it, the file holds the checkpoint's version alone.
     pub fn checkpoint(&self) -> Result<(TreeRecord, ExtentList)> {
         let _writer = self.writer.lock();
         self.file.sync()?;
         let guard = Guard::new();
-        let (space, released) = self.file.checkpoint_record();
-        Ok((TreeRecord { root: self.root_addr(&guard), space }, released))
+        let older: Vec<Addr> = self.replaced.lock().iter().flat_map(|(_, blocks)| blocks.iter().copied()).collect();
+        let (space, released) = self.file.checkpoint_record(older.iter().map(Addr::extent));
+        Ok((TreeRecord { root: self.root_addr(TS_NEWEST, &guard), space }, released))
     }
 
     /// The checkpoint taken by [`checkpoint`](Self::checkpoint) is durable.
@@ -384,7 +448,7 @@ impl Batch<'_, '_> {
 
     /// The root after the changes.
     fn new_root(&mut self, changes: &[Change]) -> Result<Option<Addr>> {
-        let mut entries = match self.tree.root_addr(self.guard) {
+        let mut entries = match self.tree.root_addr(TS_NEWEST, self.guard) {
             Some(root) => self.apply_node(root, changes)?,
             None => {
                 let mut out = LeafWriter::new();
