@@ -454,6 +454,63 @@ test_unsupported(WT_CONNECTION *conn, WT_SESSION *s)
     }
 }
 
+/*
+ * Issue 16 part 5: format counts. A count that does not fit in 32 bits is EINVAL (the reference
+ * wraps it to 32 bits: "4294967296s" is its "0s"); huge repeat counts and very long formats are
+ * valid table formats, as in the reference; a counted U keeps its length prefix.
+ */
+static void
+test_format_limits(WT_SESSION *s)
+{
+    WT_CURSOR *c = NULL;
+    WT_ITEM item;
+    size_t size = 0, n = 100000;
+    char *cfg;
+
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:fmt32", "key_format=S,value_format=4294967296s"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Count 4294967296 does not fit in 32 bits in format '4294967296s'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_struct_size(s, &size, "4294967296s", "a"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "does not fit in 32 bits");
+    CHECK_RC(wiredtiger_struct_size(s, &size, "i18446744073709551617x", 1), EINVAL);
+
+    OK(s->create(s, "table:fmtq", "key_format=2000000000Q,value_format=S"));
+    OK(s->open_cursor(s, "table:fmtq", NULL, NULL, &c));
+    if (c != NULL) {
+        /* No call can pass 2000000000 arguments: refused, nothing read or allocated. */
+        c->set_key(c, (uint64_t)1);
+        c->set_value(c, "v");
+        ul_recorder_clear(&rec);
+        CHECK_RC(c->insert(c), EINVAL);
+        CHECK_MSG(&rec, EINVAL, "takes 2000000000 arguments");
+        OK(c->close(c));
+    }
+    if ((cfg = malloc(n + 64)) != NULL) {
+        strcpy(cfg, "value_format=S,key_format=");
+        memset(cfg + strlen(cfg), 'S', n);
+        cfg[26 + n] = '\0';
+        OK(s->create(s, "table:fmtmany", cfg));
+        free(cfg);
+    }
+
+    /* A counted U: varint length, then exactly N bytes. */
+    item.data = "ab";
+    item.size = 2;
+    OK(wiredtiger_struct_size(s, &size, "3U", &item));
+    CHECK(size == 4);
+    {
+        unsigned char buf[8];
+        WT_ITEM out;
+        memset(buf, 0xaa, sizeof(buf));
+        OK(wiredtiger_struct_pack(s, buf, sizeof(buf), "3U", &item));
+        CHECK(memcmp(buf, "\x83" "ab\0", 4) == 0);
+        memset(&out, 0, sizeof(out));
+        OK(wiredtiger_struct_unpack(s, buf, 4, "3U", &out));
+        CHECK(out.size == 3 && memcmp(out.data, "ab\0", 3) == 0);
+    }
+}
+
 int
 main(void)
 {
@@ -472,6 +529,7 @@ main(void)
     test_config_errors(conn, s);
     test_open_errors();
     test_unsupported(conn, s);
+    test_format_limits(s);
     OK(conn->close(conn, NULL));
     CHECK(rmdir(aux) == 0);
     return ul_done("errors");

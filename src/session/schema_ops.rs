@@ -132,9 +132,9 @@ fn check_columns(spec: &TableSpec) -> Result<()> {
     if spec.columns.is_empty() {
         return Ok(());
     }
-    let fields = |f: &str| crate::pack::Format::parse(f).map(|f| f.cargs().len());
+    let fields = |f: &str| crate::pack::Format::parse(f).map(|f| f.arg_total());
     let expected = fields(&spec.key_format)? + fields(&spec.value_format)?;
-    if spec.columns.len() != expected {
+    if spec.columns.len() as u64 != expected {
         return Err(Error::invalid(format!(
             "Number of columns in '({})' does not match key format '{}' plus value format '{}'",
             spec.columns.join(","),
