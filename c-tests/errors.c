@@ -511,6 +511,107 @@ test_format_limits(WT_SESSION *s)
     }
 }
 
+/* Issue 16 part 5: bare category keys, next_random cursors, object names. */
+static void
+test_config_part5(WT_CONNECTION *conn, WT_SESSION *s)
+{
+    static const char *const conn_keys[] = {"log", "eviction", "statistics_log",
+      "operation_tracking", "debug_mode", "io_capacity", "file_manager", "checkpoint"};
+    static const char *const cursor_cfgs[] = {"incremental", "target,debug", "=,debug"};
+    static const char *const bad_names[] = {"table:a,b", "table:a{b", "table:a]b", "table:a'b"};
+    WT_SESSION *s2 = NULL;
+    WT_CURSOR *c = NULL;
+    const char *v = NULL;
+    size_t i;
+    int exact;
+
+    /* A bare category key ending the configuration string. */
+    for (i = 0; i < sizeof(conn_keys) / sizeof(conn_keys[0]); i++) {
+        ul_recorder_clear(&rec);
+        CHECK_RC(conn->reconfigure(conn, conn_keys[i]), EINVAL);
+        CHECK_MSG(&rec, EINVAL, "expected a category");
+        CHECK_OPEN_FAILS(aux, &rec, conn_keys[i], EINVAL);
+        CHECK_MSG(&rec, EINVAL, "expected a category");
+    }
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->open_session(conn, NULL, "debug", &s2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'debug': expected a category");
+    CHECK_RC(conn->open_session(conn, NULL, "prefetch", &s2), EINVAL);
+    CHECK_RC(s->reconfigure(s, "debug"), EINVAL);
+    OK(s->create(s, "table:p5", "key_format=S,value_format=S"));
+    for (i = 0; i < sizeof(cursor_cfgs) / sizeof(cursor_cfgs[0]); i++) {
+        ul_recorder_clear(&rec);
+        CHECK_RC(s->open_cursor(s, "table:p5", NULL, cursor_cfgs[i], &c), EINVAL);
+        CHECK_MSG(&rec, EINVAL, "expected a category");
+    }
+    /* An empty value, or one that is not last, is what the reference checks: accepted. */
+    OK(conn->reconfigure(conn, "log="));
+    OK(conn->reconfigure(conn, "statistics_log,"));
+
+    /* next_random cursors sample with next; the other operations are not supported. */
+    OK(s->open_cursor(s, "table:p5", NULL, NULL, &c));
+    if (c != NULL) {
+        c->set_key(c, "k");
+        c->set_value(c, "v");
+        OK(c->insert(c));
+        OK(c->close(c));
+    }
+    OK(s->open_cursor(s, "table:p5", NULL, "next_random=true", &c));
+    if (c != NULL) {
+        c->set_key(c, "x");
+        c->set_value(c, "y");
+        ul_recorder_clear(&rec);
+        CHECK_RC(c->insert(c), ENOTSUP);
+        CHECK_MSG(&rec, ENOTSUP, "Unsupported cursor operation");
+        c->set_key(c, "k");
+        c->set_value(c, "y");
+        CHECK_RC(c->update(c), ENOTSUP);
+        c->set_key(c, "k");
+        CHECK_RC(c->remove(c), ENOTSUP);
+        c->set_key(c, "k");
+        CHECK_RC(c->reserve(c), ENOTSUP);
+        c->set_key(c, "k");
+        CHECK_RC(c->search(c), ENOTSUP);
+        c->set_key(c, "k");
+        CHECK_RC(c->search_near(c, &exact), ENOTSUP);
+        CHECK_RC(c->prev(c), ENOTSUP);
+        CHECK_RC(c->compare(c, c, &exact), ENOTSUP);
+        OK(c->reset(c));
+        OK(c->next(c));
+        OK(c->get_value(c, &v));
+        CHECK_STR(v, "v");
+        OK(c->close(c));
+    }
+    /* Nothing was written through it. */
+    OK(s->open_cursor(s, "table:p5", NULL, NULL, &c));
+    if (c != NULL) {
+        c->set_key(c, "x");
+        CHECK_RC(c->search(c), WT_NOTFOUND);
+        c->set_key(c, "k");
+        OK(c->search(c));
+        OK(c->get_value(c, &v));
+        CHECK_STR(v, "v");
+        OK(c->close(c));
+    }
+
+    /* Object names: no grouping characters; "=" is allowed, as in the reference. */
+    for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+        ul_recorder_clear(&rec);
+        CHECK_RC(s->create(s, bad_names[i], "key_format=S,value_format=S"), EINVAL);
+        CHECK_MSG(&rec, EINVAL, "should not include grouping characters in their names");
+        CHECK_RC(s->drop(s, bad_names[i], NULL), EINVAL);
+    }
+    OK(s->create(s, "table:a=b", "key_format=S,value_format=S"));
+    OK(s->drop(s, "table:a=b", NULL));
+    /*
+     * "table:" with no name: the reference creates it, but its documentation gives table URIs as
+     * table:<table name>; an empty name is refused.
+     */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:", "key_format=S,value_format=S"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "invalid table name");
+}
+
 int
 main(void)
 {
@@ -530,6 +631,7 @@ main(void)
     test_open_errors();
     test_unsupported(conn, s);
     test_format_limits(s);
+    test_config_part5(conn, s);
     OK(conn->close(conn, NULL));
     CHECK(rmdir(aux) == 0);
     return ul_done("errors");

@@ -28,6 +28,7 @@ impl Session {
 
     fn create_table(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::SessionCreate, config, Some(&crate::schema::check_format))?;
+        super::uri::check_name(uri)?;
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
             Uri::NotYet(uri) => return Err(Error::unsupported(format!("{uri}: not supported yet"))),
@@ -66,6 +67,7 @@ impl Session {
 
     fn drop_table(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::SessionDrop, config, None)?;
+        super::uri::check_name(uri)?;
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
             Uri::NotYet(uri) => return Err(Error::unsupported(format!("{uri}: not supported yet"))),
