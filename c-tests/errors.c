@@ -548,6 +548,27 @@ test_config_part5(WT_CONNECTION *conn, WT_SESSION *s)
     OK(conn->reconfigure(conn, "log="));
     OK(conn->reconfigure(conn, "statistics_log,"));
 
+    /* Eviction settings: sizes within the cache, each target below its trigger. */
+    CHECK_OPEN_FAILS(aux, &rec, "create,eviction_trigger=1TB", EINVAL);
+    CHECK_MSG(&rec, EINVAL, "eviction trigger should not exceed cache size");
+    CHECK_OPEN_FAILS(aux, &rec, "create,eviction_target=95,eviction_trigger=90", EINVAL);
+    CHECK_MSG(&rec, EINVAL, "eviction target must be lower than the eviction trigger");
+    CHECK_OPEN_FAILS(aux, &rec, "create,eviction_dirty_target=30", EINVAL);
+    CHECK_MSG(&rec, EINVAL, "eviction dirty target must be lower than the eviction dirty trigger");
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->reconfigure(conn, "eviction_trigger=1TB"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "eviction trigger should not exceed cache size");
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->reconfigure(conn, "eviction_target=95,eviction_trigger=90"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "eviction target must be lower than the eviction trigger");
+    /* Keys not given keep their values: the default trigger is 95. */
+    CHECK_RC(conn->reconfigure(conn, "eviction_target=95"), EINVAL);
+    OK(conn->reconfigure(conn, "eviction_target=90"));
+    CHECK_RC(conn->reconfigure(conn, "eviction_trigger=90"), EINVAL);
+    OK(conn->reconfigure(conn, "eviction_target=40,eviction_trigger=50MB"));
+    CHECK_RC(conn->reconfigure(conn, "cache_size=40MB"), EINVAL);
+    OK(conn->reconfigure(conn, "eviction_target=80,eviction_trigger=95"));
+
     /* next_random cursors sample with next; the other operations are not supported. */
     OK(s->open_cursor(s, "table:p5", NULL, NULL, &c));
     if (c != NULL) {
