@@ -132,7 +132,7 @@ impl Field {
         }
     }
 
-    /// Byte length of `x`, `NS`, `s`/`Ns`, `Nu` fields; bit width for `t`; repeat count for
+    /// Byte length of `x`, `NS`, `s`/`Ns`, `Nu`, `NU` fields; bit width for `t`; repeat count for
     /// the other integer types; 0 for `S`, `u` without a count.
     pub fn size(&self) -> u32 {
         self.n
