@@ -475,6 +475,185 @@ test_unsupported(WT_CONNECTION *conn, WT_SESSION *s)
     }
 }
 
+/*
+ * Issue 16 part 5: format counts. A count that does not fit in 32 bits is EINVAL (the reference
+ * wraps it to 32 bits: "4294967296s" is its "0s"); huge repeat counts and very long formats are
+ * valid table formats, as in the reference; a counted U keeps its length prefix.
+ */
+static void
+test_format_limits(WT_SESSION *s)
+{
+    WT_CURSOR *c = NULL;
+    WT_ITEM item;
+    size_t size = 0, n = 100000;
+    char *cfg;
+
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:fmt32", "key_format=S,value_format=4294967296s"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Count 4294967296 does not fit in 32 bits in format '4294967296s'");
+    ul_recorder_clear(&rec);
+    CHECK_RC(wiredtiger_struct_size(s, &size, "4294967296s", "a"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "does not fit in 32 bits");
+    CHECK_RC(wiredtiger_struct_size(s, &size, "i18446744073709551617x", 1), EINVAL);
+
+    OK(s->create(s, "table:fmtq", "key_format=2000000000Q,value_format=S"));
+    OK(s->open_cursor(s, "table:fmtq", NULL, NULL, &c));
+    if (c != NULL) {
+        /* No call can pass 2000000000 arguments: refused, nothing read or allocated. */
+        c->set_key(c, (uint64_t)1);
+        c->set_value(c, "v");
+        ul_recorder_clear(&rec);
+        CHECK_RC(c->insert(c), EINVAL);
+        CHECK_MSG(&rec, EINVAL, "takes 2000000000 arguments");
+        OK(c->close(c));
+    }
+    if ((cfg = malloc(n + 64)) != NULL) {
+        strcpy(cfg, "value_format=S,key_format=");
+        memset(cfg + strlen(cfg), 'S', n);
+        cfg[26 + n] = '\0';
+        OK(s->create(s, "table:fmtmany", cfg));
+        free(cfg);
+    }
+
+    /* A counted U: varint length, then exactly N bytes. */
+    item.data = "ab";
+    item.size = 2;
+    OK(wiredtiger_struct_size(s, &size, "3U", &item));
+    CHECK(size == 4);
+    {
+        unsigned char buf[8];
+        WT_ITEM out;
+        memset(buf, 0xaa, sizeof(buf));
+        OK(wiredtiger_struct_pack(s, buf, sizeof(buf), "3U", &item));
+        CHECK(memcmp(buf, "\x83" "ab\0", 4) == 0);
+        memset(&out, 0, sizeof(out));
+        OK(wiredtiger_struct_unpack(s, buf, 4, "3U", &out));
+        CHECK(out.size == 3 && memcmp(out.data, "ab\0", 3) == 0);
+    }
+}
+
+/* Issue 16 part 5: bare category keys, next_random cursors, object names. */
+static void
+test_config_part5(WT_CONNECTION *conn, WT_SESSION *s)
+{
+    static const char *const conn_keys[] = {"log", "eviction", "statistics_log",
+      "operation_tracking", "debug_mode", "io_capacity", "file_manager", "checkpoint"};
+    static const char *const cursor_cfgs[] = {"incremental", "target,debug", "=,debug"};
+    static const char *const bad_names[] = {"table:a,b", "table:a{b", "table:a]b", "table:a'b"};
+    WT_SESSION *s2 = NULL;
+    WT_CURSOR *c = NULL;
+    const char *v = NULL;
+    size_t i;
+    int exact;
+
+    /* A bare category key ending the configuration string. */
+    for (i = 0; i < sizeof(conn_keys) / sizeof(conn_keys[0]); i++) {
+        ul_recorder_clear(&rec);
+        CHECK_RC(conn->reconfigure(conn, conn_keys[i]), EINVAL);
+        CHECK_MSG(&rec, EINVAL, "expected a category");
+        CHECK_OPEN_FAILS(aux, &rec, conn_keys[i], EINVAL);
+        CHECK_MSG(&rec, EINVAL, "expected a category");
+    }
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->open_session(conn, NULL, "debug", &s2), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'debug': expected a category");
+    CHECK_RC(conn->open_session(conn, NULL, "prefetch", &s2), EINVAL);
+    CHECK_RC(s->reconfigure(s, "debug"), EINVAL);
+    OK(s->create(s, "table:p5", "key_format=S,value_format=S"));
+    for (i = 0; i < sizeof(cursor_cfgs) / sizeof(cursor_cfgs[0]); i++) {
+        ul_recorder_clear(&rec);
+        CHECK_RC(s->open_cursor(s, "table:p5", NULL, cursor_cfgs[i], &c), EINVAL);
+        CHECK_MSG(&rec, EINVAL, "expected a category");
+    }
+    /* An empty value, or one that is not last, is what the reference checks: accepted. */
+    OK(conn->reconfigure(conn, "log="));
+    OK(conn->reconfigure(conn, "statistics_log,"));
+
+    /* Eviction settings: sizes within the cache, each target below its trigger. */
+    CHECK_OPEN_FAILS(aux, &rec, "create,eviction_trigger=1TB", EINVAL);
+    CHECK_MSG(&rec, EINVAL, "eviction trigger should not exceed cache size");
+    CHECK_OPEN_FAILS(aux, &rec, "create,eviction_target=95,eviction_trigger=90", EINVAL);
+    CHECK_MSG(&rec, EINVAL, "eviction target must be lower than the eviction trigger");
+    CHECK_OPEN_FAILS(aux, &rec, "create,eviction_dirty_target=30", EINVAL);
+    CHECK_MSG(&rec, EINVAL, "eviction dirty target must be lower than the eviction dirty trigger");
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->reconfigure(conn, "eviction_trigger=1TB"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "eviction trigger should not exceed cache size");
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->reconfigure(conn, "eviction_target=95,eviction_trigger=90"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "eviction target must be lower than the eviction trigger");
+    /* Keys not given keep their values: the default trigger is 95. */
+    CHECK_RC(conn->reconfigure(conn, "eviction_target=95"), EINVAL);
+    OK(conn->reconfigure(conn, "eviction_target=90"));
+    CHECK_RC(conn->reconfigure(conn, "eviction_trigger=90"), EINVAL);
+    OK(conn->reconfigure(conn, "eviction_target=40,eviction_trigger=50MB"));
+    CHECK_RC(conn->reconfigure(conn, "cache_size=40MB"), EINVAL);
+    OK(conn->reconfigure(conn, "eviction_target=80,eviction_trigger=95"));
+
+    /* next_random cursors sample with next; the other operations are not supported. */
+    OK(s->open_cursor(s, "table:p5", NULL, NULL, &c));
+    if (c != NULL) {
+        c->set_key(c, "k");
+        c->set_value(c, "v");
+        OK(c->insert(c));
+        OK(c->close(c));
+    }
+    OK(s->open_cursor(s, "table:p5", NULL, "next_random=true", &c));
+    if (c != NULL) {
+        c->set_key(c, "x");
+        c->set_value(c, "y");
+        ul_recorder_clear(&rec);
+        CHECK_RC(c->insert(c), ENOTSUP);
+        CHECK_MSG(&rec, ENOTSUP, "Unsupported cursor operation");
+        c->set_key(c, "k");
+        c->set_value(c, "y");
+        CHECK_RC(c->update(c), ENOTSUP);
+        c->set_key(c, "k");
+        CHECK_RC(c->remove(c), ENOTSUP);
+        c->set_key(c, "k");
+        CHECK_RC(c->reserve(c), ENOTSUP);
+        c->set_key(c, "k");
+        CHECK_RC(c->search(c), ENOTSUP);
+        c->set_key(c, "k");
+        CHECK_RC(c->search_near(c, &exact), ENOTSUP);
+        CHECK_RC(c->prev(c), ENOTSUP);
+        CHECK_RC(c->compare(c, c, &exact), ENOTSUP);
+        OK(c->reset(c));
+        OK(c->next(c));
+        OK(c->get_value(c, &v));
+        CHECK_STR(v, "v");
+        OK(c->close(c));
+    }
+    /* Nothing was written through it. */
+    OK(s->open_cursor(s, "table:p5", NULL, NULL, &c));
+    if (c != NULL) {
+        c->set_key(c, "x");
+        CHECK_RC(c->search(c), WT_NOTFOUND);
+        c->set_key(c, "k");
+        OK(c->search(c));
+        OK(c->get_value(c, &v));
+        CHECK_STR(v, "v");
+        OK(c->close(c));
+    }
+
+    /* Object names: no grouping characters; "=" is allowed, as in the reference. */
+    for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+        ul_recorder_clear(&rec);
+        CHECK_RC(s->create(s, bad_names[i], "key_format=S,value_format=S"), EINVAL);
+        CHECK_MSG(&rec, EINVAL, "should not include grouping characters in their names");
+        CHECK_RC(s->drop(s, bad_names[i], NULL), EINVAL);
+    }
+    OK(s->create(s, "table:a=b", "key_format=S,value_format=S"));
+    OK(s->drop(s, "table:a=b", NULL));
+    /*
+     * "table:" with no name: the reference creates it, but its documentation gives table URIs as
+     * table:<table name>; an empty name is refused.
+     */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:", "key_format=S,value_format=S"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "invalid table name");
+}
+
 int
 main(void)
 {
@@ -493,6 +672,8 @@ main(void)
     test_config_errors(conn, s);
     test_open_errors();
     test_unsupported(conn, s);
+    test_format_limits(s);
+    test_config_part5(conn, s);
     OK(conn->close(conn, NULL));
     CHECK(rmdir(aux) == 0);
     return ul_done("errors");

@@ -78,6 +78,9 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         stats: None,
     });
     handle.fit(cursor);
+    if cursor.config().next_random {
+        restrict_to_random(&mut handle.iface);
+    }
     handle.iface.uri = handle.uri.as_ptr();
     handle.iface.key_format = table.key_format_c().as_ptr();
     handle.iface.value_format = table.value_format_c().as_ptr();
@@ -361,6 +364,52 @@ unsafe extern "C" fn reopen(cursor: *mut WT_CURSOR, _check_only: bool) -> c_int 
 
 unsafe extern "C" fn checkpoint_id(_cursor: *mut WT_CURSOR) -> u64 {
     0
+}
+
+/// A `next_random` cursor only samples: the reference answers every positioning or writing
+/// method but `next` and `reset` with `ENOTSUP`, so the methods are replaced once, at open
+/// (the cursor is never cached, so its handle never serves another configuration).
+fn restrict_to_random(iface: &mut WT_CURSOR) {
+    macro_rules! notsup {
+        ($name:ident, $api:literal) => {
+            unsafe extern "C" fn $name(cursor: *mut WT_CURSOR) -> c_int {
+                // SAFETY: C calls this slot with its own open cursor (API contract).
+                unsafe { call(cursor, $api, |_, _| Err(random_only())) }
+            }
+        };
+    }
+    notsup!(insert_notsup, "WT_CURSOR.insert");
+    notsup!(update_notsup, "WT_CURSOR.update");
+    notsup!(remove_notsup, "WT_CURSOR.remove");
+    notsup!(reserve_notsup, "WT_CURSOR.reserve");
+    notsup!(search_notsup, "WT_CURSOR.search");
+    notsup!(prev_notsup, "WT_CURSOR.prev");
+    unsafe extern "C" fn search_near_notsup(cursor: *mut WT_CURSOR, _exactp: *mut c_int) -> c_int {
+        // SAFETY: as `notsup`.
+        unsafe { call(cursor, "WT_CURSOR.search_near", |_, _| Err(random_only())) }
+    }
+    unsafe extern "C" fn compare_notsup(cursor: *mut WT_CURSOR, _other: *mut WT_CURSOR, _cmp: *mut c_int) -> c_int {
+        // SAFETY: as `notsup`.
+        unsafe { call(cursor, "WT_CURSOR.compare", |_, _| Err(random_only())) }
+    }
+    unsafe extern "C" fn bound_notsup(cursor: *mut WT_CURSOR, _config: *const c_char) -> c_int {
+        // SAFETY: as `notsup`.
+        unsafe { call(cursor, "WT_CURSOR.bound", |_, _| Err(random_only())) }
+    }
+    iface.insert = Some(insert_notsup);
+    iface.update = Some(update_notsup);
+    iface.remove = Some(remove_notsup);
+    iface.reserve = Some(reserve_notsup);
+    iface.search = Some(search_notsup);
+    iface.prev = Some(prev_notsup);
+    iface.search_near = Some(search_near_notsup);
+    iface.compare = Some(compare_notsup);
+    iface.bound = Some(bound_notsup);
+}
+
+#[cold]
+fn random_only() -> Error {
+    Error::unsupported("Unsupported cursor operation: next_random cursors only support next, reset and close")
 }
 
 /// The method table of table cursors.

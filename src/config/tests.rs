@@ -540,7 +540,7 @@ fn category_sub_key_errors_then_category_message() {
             "Invalid value for key 'log': expected a category"
         ]
     );
-    let c = ok(OPEN, "log=(enabled),log=(),log");
+    let c = ok(OPEN, "log=(enabled),log=(),log=");
     assert!(c.bool("log.enabled"));
     assert!(c.is_set("log"));
 }
@@ -568,7 +568,49 @@ fn category_window_follows_the_reference() {
         "unknown configuration key 'log'"
     );
     ok(OPEN, "create,log=");
-    ok(OPEN, "create,log");
+    ok(OPEN, "log,");
+}
+
+#[test]
+fn bare_category_key_ending_the_string_is_einval() {
+    // The window of a bare category key ending the string starts past its end: EINVAL, for
+    // every category key of every method (no list of names).
+    let cases: &[(Method, &[&str])] = &[
+        (
+            OPEN,
+            &["log", "eviction", "statistics_log", "operation_tracking", "debug_mode",
+              "io_capacity", "file_manager", "checkpoint", "create,log", "log=(),log"],
+        ),
+        (
+            Method::ConnReconfigure,
+            &["log", "eviction", "statistics_log", "operation_tracking", "debug_mode",
+              "io_capacity", "file_manager", "checkpoint"],
+        ),
+        (Method::OpenSession, &["debug", "prefetch"]),
+        (Method::SessionReconfigure, &["debug", "prefetch"]),
+        (Method::OpenCursor, &["incremental", "target,debug", "=,debug", "debug"]),
+    ];
+    for (m, cfgs) in cases {
+        for cfg in *cfgs {
+            let key = cfg.rsplit(',').next().unwrap();
+            assert_eq!(
+                errs(*m, cfg).last().unwrap(),
+                &format!("Invalid value for key '{key}': expected a category"),
+                "{cfg:?} for {}",
+                m.api_name()
+            );
+        }
+    }
+    // The general rule: every category key of every method.
+    for m in Method::ALL {
+        if m == Method::BeginTransaction {
+            continue;
+        }
+        for d in m.keys().iter().filter(|d| d.kind == Kind::Category) {
+            let e = validate(m, Some(d.name), None).unwrap_err();
+            assert_eq!(e.errno(), 22, "{} {}", m.api_name(), d.name);
+        }
+    }
 }
 
 #[test]

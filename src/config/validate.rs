@@ -100,6 +100,14 @@ fn check_level(
                 // as long as the value (to the end of the whole string for an empty value).
                 // For the usual `key=(...)` that is exactly the value.
                 let start = k.start + def.name.len() + 1;
+                if start > src.len() {
+                    // A bare category key ending the string ("log", "x,debug"): the window
+                    // starts past the string's end, which the reference reads out of bounds
+                    // and answers with EINVAL; that is made the rule here.
+                    return Err(ConfigError::new(format!(
+                        "Invalid value for key '{key}': expected a category"
+                    )));
+                }
                 let (wb, we) = if start >= src.len() {
                     (src.len(), src.len())
                 } else if v.len == 0 {

@@ -1,10 +1,12 @@
 //! The connection: settings, the table registry and the fixed array of session slots.
 
+mod eviction;
 mod home;
 mod settings;
 mod slots;
 mod statistics;
 
+use eviction::Eviction;
 use home::HomeClaim;
 
 pub use settings::Settings;
@@ -116,6 +118,8 @@ pub struct Connection {
     durable: Option<Arc<Durable>>,
     /// The `checkpoint=(…)` settings and the background checkpoint thread.
     checkpointer: Mutex<(CheckpointConfig, Option<Checkpointer>)>,
+    /// The `eviction_*` settings as configured (checked, not acted on: there is no cache).
+    eviction: Mutex<Eviction>,
 }
 
 impl Connection {
@@ -124,6 +128,7 @@ impl Connection {
     pub fn open(home: Option<&str>, config: Option<&str>) -> Result<Connection> {
         let cfg = config::validate(Method::WiredtigerOpen, config, Some(&crate::schema::check_format))?;
         let settings = Settings::from_open(&cfg)?;
+        let eviction = Eviction::from_config(&cfg, None)?;
         let home_str = home.unwrap_or(".");
         if home.is_some() && !Path::new(home_str).is_dir() {
             return Err(Error::new(
@@ -154,6 +159,7 @@ impl Connection {
             txn: Arc::new(TxnShared::new(capacity)),
             durable,
             checkpointer: Mutex::new((CheckpointConfig::default(), None)),
+            eviction: Mutex::new(eviction),
         };
         conn.start_stats_log(stats_log)?;
         conn.configure_checkpoints(CheckpointConfig::from_config(&cfg, None))?;
@@ -312,6 +318,10 @@ impl Connection {
     /// `WT_CONNECTION::reconfigure`: only the keys given change.
     pub fn reconfigure(&self, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::ConnReconfigure, config, None)?;
+        // Checked first, so that a refused combination changes nothing.
+        let mut eviction = self.eviction.lock();
+        *eviction = Eviction::from_config(&cfg, Some(&eviction))?;
+        drop(eviction);
         if cfg.is_set("statistics") {
             let flags = config::check_statistics(&cfg)?;
             self.statistics.reconfigure(flags, &self.slot_stats);

@@ -17,11 +17,14 @@ pub struct CursorConfig {
     /// reference never caches (`cursor-cache.md` §1-2: `readonly`, `bulk`, `dump`,
     /// `next_random`, `checkpoint`, any `debug` key).
     pub cacheable: bool,
+    /// `next_random`: only `next`, `reset`, `close` and the key/value accessors work; the
+    /// other operations answer `ENOTSUP`, as in the reference.
+    pub next_random: bool,
 }
 
 impl Default for CursorConfig {
     fn default() -> Self {
-        CursorConfig { overwrite: true, raw: false, append: false, readonly: false, cacheable: true }
+        CursorConfig { overwrite: true, raw: false, append: false, readonly: false, cacheable: true, next_random: false }
     }
 }
 
@@ -39,6 +42,7 @@ impl CursorConfig {
                 && !config.bool("next_random")
                 && !config.is_set("checkpoint")
                 && !config.set_keys().any(|k| k == "debug" || k.starts_with("debug.")),
+            next_random: config.bool("next_random"),
         }
     }
 

@@ -4,7 +4,7 @@
 //! counter) through the private `Sink` trait, so `pack`, `pack_into` and `packed_size` cannot
 //! disagree about the layout.
 
-use super::error::{corrupt, no_space, PackError};
+use super::error::{corrupt, no_space, PackError, MAX_PACKED};
 use super::format::{CArg, Field, FieldKind, Format};
 use super::nul::find_nul;
 use super::varint;
@@ -209,6 +209,7 @@ fn c_str(b: &[u8]) -> &[u8] {
 }
 
 fn pack_to<S: Sink>(fmt: &Format, args: &[Arg], sink: &mut S) -> Result<(), PackError> {
+    plannable(fmt)?;
     if args.len() != fmt.cargs().len() {
         return Err(PackError::ArgCount {
             expected: fmt.cargs().len(),
@@ -273,6 +274,10 @@ fn pack_field<'a, S: Sink>(
         FieldKind::FixedCStr => sink.fixed(c_str(next_bytes(it)?), n)?,
         FieldKind::FixedBytes | FieldKind::ItemFixed => sink.fixed(next_bytes(it)?, n)?,
         FieldKind::ItemRaw => sink.put(next_bytes(it)?)?,
+        FieldKind::ItemFixedPrefixed => {
+            sink.uvarint(n as u64)?;
+            sink.fixed(next_bytes(it)?, n)?;
+        }
         FieldKind::ItemPrefixed => {
             let b = next_bytes(it)?;
             sink.uvarint(b.len() as u64)?;
@@ -335,9 +340,38 @@ impl<'a> ArgSink<'a> for Vec<Arg<'a>> {
     }
 }
 
+/// Formats whose fixed-size fields take at least this many bytes are measured before packing.
+const MEASURE_FROM: u64 = 1 << 16;
+
+/// `Format::plannable` as an error.
+#[inline]
+fn plannable(fmt: &Format) -> Result<(), PackError> {
+    if fmt.plannable() {
+        return Ok(());
+    }
+    Err(too_many_args(fmt))
+}
+
+#[cold]
+fn too_many_args(fmt: &Format) -> PackError {
+    PackError::TooManyArgs {
+        total: fmt.arg_total(),
+        format: fmt.as_str().strip_prefix('.').unwrap_or(fmt.as_str()).to_string(),
+    }
+}
+
 /// Everything but the hot path, kept out of line so `pack` stays small enough to inline.
 #[inline(never)]
 fn pack_general(fmt: &Format, args: &[Arg], out: &mut Vec<u8>) -> Result<(), PackError> {
+    if fmt.fixed_bytes() >= MEASURE_FROM {
+        // Big fixed sizes ("1000000000s"): every argument is checked and the size known
+        // before any memory is taken, and the one allocation may fail without aborting.
+        let size = packed_size(fmt, args)?;
+        if size as u64 > MAX_PACKED {
+            return Err(PackError::TooLarge { size: size as u64 });
+        }
+        out.try_reserve_exact(size).map_err(|_| no_space())?;
+    }
     let start = out.len();
     let r = pack_to(fmt, args, out);
     if r.is_err() {
@@ -449,6 +483,11 @@ fn unpack_to<'a>(
             }
             FieldKind::FixedCStr => out.push(Arg::Bytes(c_str(r.take(n)?))),
             FieldKind::FixedBytes | FieldKind::ItemFixed => out.push(Arg::Bytes(r.take(n)?)),
+            FieldKind::ItemFixedPrefixed => {
+                // The stored length is skipped: the count decides, as in the reference.
+                r.uvarint()?;
+                out.push(Arg::Bytes(r.take(n)?));
+            }
             FieldKind::ItemRaw => {
                 let rest = r.rest();
                 r.pos += rest.len();
@@ -508,6 +547,7 @@ fn unpack_general<'a>(
     buf: &'a [u8],
     out: &mut impl ArgSink<'a>,
 ) -> Result<usize, PackError> {
+    plannable(fmt)?;
     let mut r = Reader { buf, pos: 0 };
     match unpack_to(fmt, &mut r, out) {
         Ok(()) => Ok(r.pos),
@@ -750,6 +790,47 @@ mod tests {
             unpack(&f("4294967295u"), b"abc", &mut out),
             Err(PackError::Corrupt)
         );
+    }
+
+    #[test]
+    fn counted_big_u_is_length_prefixed() {
+        // The reference writes `NU` as varint(N) then N bytes, truncated or NUL-padded.
+        assert_eq!(p("3U", &[B(b"ab")]), "83616200");
+        assert_eq!(p("2U", &[B(b"abcd")]), "826162");
+        assert_eq!(p("0U", &[B(b"ab")]), "80");
+        assert_eq!(p("2Ui", &[B(b"a"), I(1)]), "82610081");
+        assert_eq!(p("U", &[B(b"abc")]), "83616263");
+        assert_eq!(u("3U", &unhex("83616200")).unwrap(), (vec![B(b"ab\0")], 4));
+        assert_eq!(u("2Ui", &unhex("82610081")).unwrap(), (vec![B(b"a\0"), I(1)], 4));
+        assert_eq!(u("3U", &unhex("836162")), Err(PackError::Corrupt));
+        assert_eq!(u("3U", &[]), Err(PackError::Corrupt));
+    }
+
+    #[test]
+    fn huge_formats_fail_before_allocating() {
+        // Formats of more arguments than a call can pass parse, but never pack or unpack.
+        let fm = f("2000000000Q");
+        let e = PackError::TooManyArgs { total: 2_000_000_000, format: "2000000000Q".into() };
+        assert_eq!(pack(&fm, &[], &mut Vec::new()), Err(e.clone()));
+        assert_eq!(packed_size(&fm, &[]), Err(e.clone()));
+        assert_eq!(pack_into(&fm, &[], &mut [0u8; 4]), Err(e.clone()));
+        assert_eq!(unpack(&fm, b"\x80", &mut Vec::new()), Err(e.clone()));
+        assert_eq!(e.errno(), 22);
+        assert!(e.message().unwrap().contains("2000000000 arguments"));
+        // A fixed size far beyond memory is measured, and refused, before any allocation.
+        let big = f("4294967295s");
+        let mut out = Vec::new();
+        assert_eq!(
+            pack(&big, &[B(b"a")], &mut out),
+            Err(PackError::TooLarge { size: 4294967295 })
+        );
+        assert_eq!(out.capacity(), 0);
+        // A mismatched argument after a big field fails before the big field is written.
+        let mixed = f("1000000000si");
+        assert_eq!(pack(&mixed, &[B(b"a"), B(b"b")], &mut out), Err(PackError::Corrupt));
+        assert_eq!(out.capacity(), 0);
+        assert_eq!(packed_size(&f("1000000000s"), &[B(b"a")]), Ok(1_000_000_000));
+        assert_eq!(pack_into(&f("1000000000s"), &[B(b"a")], &mut [0u8; 8]), Err(PackError::NoSpace));
     }
 
     /// Random formats and bytes: parse, size, pack and unpack must never panic, and whatever

@@ -5,6 +5,10 @@ use std::fmt;
 const EINVAL: i32 = 22;
 const ENOMEM: i32 = 12;
 
+/// The largest key or value the reference stores (`WT_BTREE_MAX_OBJECT_SIZE`); a larger packed
+/// result is refused before anything is allocated for it.
+pub const MAX_PACKED: u64 = u32::MAX as u64 - 1024;
+
 /// Why a format could not be parsed or a value could not be packed or unpacked.
 ///
 /// `format` strings in the variants are the format text without a leading `.`, because that
@@ -28,6 +32,25 @@ pub enum PackError {
     BitfieldSize {
         /// The format, without a leading `.`.
         format: String,
+    },
+    /// A count that does not fit in 32 bits (the reference wraps it; we refuse it).
+    CountTooLarge {
+        /// The count as written.
+        count: String,
+        /// The format, without a leading `.`.
+        format: String,
+    },
+    /// Packing or unpacking with a format that takes more C arguments than a call can pass.
+    TooManyArgs {
+        /// C arguments the format takes.
+        total: u64,
+        /// The format, without a leading `.`.
+        format: String,
+    },
+    /// A packed result larger than the biggest item the reference stores.
+    TooLarge {
+        /// Bytes the packed result would take.
+        size: u64,
     },
     /// `<`, `>` or `@` as the first character of a format of two or more characters.
     BadPrefix,
@@ -83,6 +106,17 @@ impl PackError {
             )),
             PackError::BitfieldSize { format } => Some(format!(
                 "Bitfield sizes must be between 1 and 8 bits in format '{format}'"
+            )),
+            PackError::CountTooLarge { count, format } => Some(format!(
+                "Count {count} does not fit in 32 bits in format '{format}'"
+            )),
+            PackError::TooManyArgs { total, format } => Some(format!(
+                "Format '{format}' takes {total} arguments, more than the {} a call can pass",
+                super::format::MAX_CARGS
+            )),
+            PackError::TooLarge { size } => Some(format!(
+                "Packed size of {size} bytes exceeds the maximum supported size of {}",
+                MAX_PACKED
             )),
             PackError::BadPrefix
             | PackError::NoSpace

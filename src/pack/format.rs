@@ -81,8 +81,11 @@ pub enum FieldKind {
     ItemRaw,
     /// `u` without a count elsewhere, or `U` without a count: varint length then bytes.
     ItemPrefixed,
-    /// `Nu`, `NU`: exactly `len` bytes, the item truncated or NUL-padded.
+    /// `Nu`: exactly `len` bytes, the item truncated or NUL-padded.
     ItemFixed,
+    /// `NU`: varint `len`, then exactly `len` bytes as `Nu` (`U` always carries its length,
+    /// even with a count, as the reference writes it).
+    ItemFixedPrefixed,
 }
 
 /// One parsed field: a type character with its optional count.
@@ -129,7 +132,7 @@ impl Field {
         }
     }
 
-    /// Byte length of `x`, `NS`, `s`/`Ns`, `Nu` fields; bit width for `t`; repeat count for
+    /// Byte length of `x`, `NS`, `s`/`Ns`, `Nu`, `NU` fields; bit width for `t`; repeat count for
     /// the other integer types; 0 for `S`, `u` without a count.
     pub fn size(&self) -> u32 {
         self.n
@@ -153,6 +156,18 @@ impl Field {
         })
     }
 
+    /// Fields whose byte length the format fixes (`t` excepted: its count is a width).
+    fn has_fixed_size(&self) -> bool {
+        matches!(
+            self.kind,
+            FieldKind::Pad
+                | FieldKind::FixedCStr
+                | FieldKind::FixedBytes
+                | FieldKind::ItemFixed
+                | FieldKind::ItemFixedPrefixed
+        )
+    }
+
     /// Integer types whose count is a repeat count (`t` is not: its count is a width).
     fn is_repeated(&self) -> bool {
         matches!(
@@ -172,15 +187,24 @@ impl Field {
 pub struct Format {
     text: String,
     fields: Vec<Field>,
+    /// Empty when the format takes more than [`MAX_CARGS`] arguments (see `arg_total`).
     cargs: Vec<CArg>,
+    /// C arguments the format takes; may exceed what any call can pass ("2000000000Q" is a
+    /// valid table format), so the per-argument plan is only built up to [`MAX_CARGS`].
+    arg_total: u64,
+    /// Sum of the fixed byte sizes (`x`, `Ns`, `NS`, `Nu`, `NU`): a format whose packed form
+    /// is this large has its size checked before anything is allocated.
+    fixed_bytes: u64,
     /// The kind of the only field when the format is one field with one argument: one byte
     /// to test on the pack/unpack hot path.
     single: Option<FieldKind>,
 }
 
-/// Upper bound on C arguments of one format: a variadic call never has this many, and the
-/// bound keeps absurd repeat counts ("4000000000i") from allocating gigabytes.
-pub const MAX_CARGS: usize = 1 << 16;
+/// Upper bound on the C arguments of a format that can be packed or unpacked: a variadic call
+/// never has this many. Larger formats parse (tables may declare them, as in the reference)
+/// but their argument plan is not built, so absurd repeat counts ("4000000000i") allocate
+/// nothing; packing them is refused with [`PackError::TooManyArgs`].
+pub const MAX_CARGS: usize = 1 << 20;
 
 fn is_type(c: u8) -> bool {
     matches!(
@@ -226,17 +250,24 @@ impl Format {
         let body = &text[start..];
         let mut fields = Vec::new();
         let mut cargs = Vec::new();
+        let mut arg_total: u64 = 0;
+        let mut fixed_bytes: u64 = 0;
         let mut i = start;
         while i < b.len() {
             let mut count = None;
             if b[i].is_ascii_digit() {
-                // strtoul semantics; counts beyond u32 saturate (they cannot fit anything).
+                // The reference stores counts in 32 bits and silently wraps larger ones
+                // ("4294967296s" becomes "0s"); a count that does not fit is refused instead.
+                let digits = i;
                 let mut v: u64 = 0;
                 while let Some(d) = b.get(i).filter(|c| c.is_ascii_digit()) {
                     v = v.saturating_mul(10).saturating_add((d - b'0') as u64);
                     i += 1;
                 }
-                count = Some(u32::try_from(v).unwrap_or(u32::MAX));
+                count = Some(u32::try_from(v).map_err(|_| PackError::CountTooLarge {
+                    count: text[digits..i].to_string(),
+                    format: body.to_string(),
+                })?);
             }
             let Some(&ch) = b.get(i) else {
                 // A count with nothing after it: the reference reads the terminating NUL.
@@ -274,7 +305,8 @@ impl Format {
                 (b'S', Some(c)) => (FieldKind::FixedCStr, c),
                 (b'u', None) if is_last => (FieldKind::ItemRaw, 0),
                 (b'u' | b'U', None) => (FieldKind::ItemPrefixed, 0),
-                (b'u' | b'U', Some(c)) => (FieldKind::ItemFixed, c),
+                (b'u', Some(c)) => (FieldKind::ItemFixed, c),
+                (b'U', Some(c)) => (FieldKind::ItemFixedPrefixed, c),
                 _ => return Err(invalid(i, body)),
             };
             let mut field = Field {
@@ -286,23 +318,30 @@ impl Format {
             };
             field.nargs = field.compute_nargs();
             if let Some(c) = field.carg() {
-                let k = field.arg_count() as usize;
-                if k > MAX_CARGS - cargs.len() {
-                    return Err(invalid(i, body));
+                arg_total += u64::from(field.arg_count());
+                if arg_total <= MAX_CARGS as u64 {
+                    cargs.resize(arg_total as usize, c);
                 }
-                cargs.resize(cargs.len() + k, c);
+            }
+            if field.has_fixed_size() {
+                fixed_bytes += u64::from(field.size());
             }
             fields.push(field);
             i += 1;
         }
+        if arg_total > MAX_CARGS as u64 {
+            cargs = Vec::new();
+        }
         let single = match fields.as_slice() {
-            [f] if cargs.len() == 1 => Some(f.kind),
+            [f] if arg_total == 1 => Some(f.kind),
             _ => None,
         };
         Ok(Format {
             text: text.to_string(),
             fields,
             cargs,
+            arg_total,
+            fixed_bytes,
             single,
         })
     }
@@ -312,9 +351,26 @@ impl Format {
         &self.text
     }
 
-    /// One entry per C argument, in order.
+    /// One entry per C argument, in order; empty for a format of more than [`MAX_CARGS`]
+    /// arguments (see [`Format::plannable`]).
     pub fn cargs(&self) -> &[CArg] {
         &self.cargs
+    }
+
+    /// The number of C arguments the format takes, however large.
+    pub fn arg_total(&self) -> u64 {
+        self.arg_total
+    }
+
+    /// False when the format takes more C arguments than a call can pass: it can describe a
+    /// table, but packing or unpacking with it is refused.
+    pub fn plannable(&self) -> bool {
+        self.arg_total <= MAX_CARGS as u64
+    }
+
+    /// The bytes the format's fixed-size fields take whatever the arguments.
+    pub fn fixed_bytes(&self) -> u64 {
+        self.fixed_bytes
     }
 
     /// The parsed fields, in order (repeat counts kept on each field).
@@ -423,7 +479,7 @@ mod tests {
         assert_eq!(kinds("3u"), [(ItemFixed, 3)]);
         assert_eq!(kinds("3ui"), [(ItemFixed, 3), (Int32, 1)]);
         assert_eq!(kinds("U"), [(ItemPrefixed, 0)]);
-        assert_eq!(kinds("2U"), [(ItemFixed, 2)]);
+        assert_eq!(kinds("2U"), [(ItemFixedPrefixed, 2)]);
         assert_eq!(kinds("0u"), [(ItemFixed, 0)]);
     }
 
@@ -501,7 +557,7 @@ mod tests {
                 format: "i0s".into()
             }
         );
-        for t in ["0t", "9t", "10t", "i99999999999999999999999t"] {
+        for t in ["0t", "9t", "10t", "i4294967295t"] {
             assert_eq!(
                 msg(t).unwrap(),
                 format!("Bitfield sizes must be between 1 and 8 bits in format '{t}'")
@@ -518,12 +574,58 @@ mod tests {
 
     #[test]
     fn absurd_counts_do_not_allocate() {
-        assert_eq!(err("4000000000i").errno(), 22);
-        assert_eq!(err("40000i40000i").errno(), 22);
-        assert!(Format::parse("65536B").is_ok());
-        let f = Format::parse("99999999999999999999999x").unwrap();
+        // Parsing never builds a per-argument plan beyond MAX_CARGS: the formats are valid
+        // (tables may declare them) but cannot be packed.
+        for s in ["4000000000i", "600000i600000i", "2000000000Q", "4294967295B"] {
+            let f = Format::parse(s).unwrap();
+            assert!(!f.plannable() && f.cargs().is_empty(), "{s}");
+        }
+        assert_eq!(Format::parse("2000000000Q").unwrap().arg_total(), 2_000_000_000);
+        assert!(Format::parse("65536B").unwrap().plannable());
+        let many = "S".repeat(100_000);
+        let f = Format::parse(&many).unwrap();
+        assert!(f.plannable() && f.cargs().len() == 100_000);
+        let f = Format::parse("4294967295x").unwrap();
         assert_eq!(f.fields()[0].size(), u32::MAX);
         assert!(f.cargs().is_empty());
         assert!(Format::parse("4294967295S4294967295u4294967295s").is_ok());
+        assert_eq!(
+            Format::parse("1000000000s2x").unwrap().fixed_bytes(),
+            1_000_000_002
+        );
+    }
+
+    #[test]
+    fn counts_beyond_32_bits_are_refused() {
+        for (s, count, shown) in [
+            ("4294967296s", "4294967296", "4294967296s"),
+            ("i99999999999999999999999t", "99999999999999999999999", "i99999999999999999999999t"),
+            (".4294967297Q", "4294967297", "4294967297Q"),
+            ("00004294967296x", "00004294967296", "00004294967296x"),
+        ] {
+            assert_eq!(
+                err(s),
+                PackError::CountTooLarge {
+                    count: count.into(),
+                    format: shown.into()
+                },
+                "{s}"
+            );
+            assert_eq!(err(s).errno(), 22);
+            assert_eq!(
+                msg(s).unwrap(),
+                format!("Count {count} does not fit in 32 bits in format '{shown}'")
+            );
+        }
+        assert_eq!(kinds("4294967295x"), [(FieldKind::Pad, u32::MAX)]);
+    }
+
+    #[test]
+    fn counted_big_u_keeps_its_prefix() {
+        use FieldKind::*;
+        assert_eq!(kinds("3U"), [(ItemFixedPrefixed, 3)]);
+        assert_eq!(kinds("3Ui"), [(ItemFixedPrefixed, 3), (Int32, 1)]);
+        assert_eq!(kinds("0U"), [(ItemFixedPrefixed, 0)]);
+        assert_eq!(Format::parse("2U").unwrap().cargs(), &[CArg::Item]);
     }
 }

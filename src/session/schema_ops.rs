@@ -28,6 +28,7 @@ impl Session {
 
     fn create_table(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::SessionCreate, config, Some(&crate::schema::check_format))?;
+        super::uri::check_name(uri)?;
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
             Uri::NotYet(uri) => return Err(Error::unsupported(format!("{uri}: not supported yet"))),
@@ -66,6 +67,7 @@ impl Session {
 
     fn drop_table(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::SessionDrop, config, None)?;
+        super::uri::check_name(uri)?;
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
             Uri::NotYet(uri) => return Err(Error::unsupported(format!("{uri}: not supported yet"))),
@@ -145,9 +147,9 @@ fn check_columns(spec: &TableSpec) -> Result<()> {
     if spec.columns.is_empty() {
         return Ok(());
     }
-    let fields = |f: &str| crate::pack::Format::parse(f).map(|f| f.cargs().len());
+    let fields = |f: &str| crate::pack::Format::parse(f).map(|f| f.arg_total());
     let expected = fields(&spec.key_format)? + fields(&spec.value_format)?;
-    if spec.columns.len() != expected {
+    if spec.columns.len() as u64 != expected {
         return Err(Error::invalid(format!(
             "Number of columns in '({})' does not match key format '{}' plus value format '{}'",
             spec.columns.join(","),
