@@ -14,4 +14,4 @@ pub mod page;
 pub mod tree;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -15,7 +15,7 @@ use crate::error::code::WT_TRY_SALVAGE;
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
 /// A fresh directory, removed when dropped.
-struct Dir(PathBuf);
+pub(crate) struct Dir(PathBuf);
 
 impl Drop for Dir {
     fn drop(&mut self) {
@@ -23,7 +23,7 @@ impl Drop for Dir {
     }
 }
 
-fn dir() -> (Dir, Arc<Disk>) {
+pub(crate) fn dir() -> (Dir, Arc<Disk>) {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let path = std::env::temp_dir().join(format!("unlatched-btree-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
     let _ = std::fs::remove_dir_all(&path);

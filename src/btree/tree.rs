@@ -56,18 +56,7 @@ impl Limits {
     }
 }
 
-/// Where [`Tree::seek`] looks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Seek {
-    /// First key `>=` the probe.
-    Ge,
-    /// First key `>` the probe.
-    Gt,
-    /// Last key `<=` the probe.
-    Le,
-    /// Last key `<` the probe.
-    Lt,
-}
+pub use crate::store::Seek;
 
 /// What a checkpoint of a tree records.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -145,6 +134,8 @@ pub struct Tree {
     limits: Limits,
     /// One batch of changes or checkpoint at a time.
     writer: Mutex<()>,
+    /// One merge at a time ([`crate::store::Layers::merge`]), and the timestamp of the last.
+    merges: Mutex<u64>,
 }
 
 /// A change to one key: its new value, or `None` to remove it.
@@ -174,7 +165,13 @@ impl Tree {
             cached_bytes: AtomicUsize::new(0),
             limits,
             writer: Mutex::new(()),
+            merges: Mutex::new(0),
         }
+    }
+
+    /// Serializes merges into the tree; holds the timestamp the last one merged at.
+    pub fn merge_lock(&self) -> parking_lot::MutexGuard<'_, u64> {
+        self.merges.lock()
     }
 
     /// The block file.
@@ -269,22 +266,36 @@ impl Tree {
     /// The entry nearest `key` in direction `dir` in the version a reader at `ts` sees, as
     /// (key, value).
     pub fn seek(&self, key: &[u8], dir: Seek, ts: u64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        self.seek_from(Some(key), dir, ts)
+    }
+
+    /// [`seek`](Self::seek), or with `key` `None` the first (`Ge`/`Gt`) or last (`Le`/`Lt`)
+    /// entry.
+    pub fn seek_from(&self, key: Option<&[u8]>, dir: Seek, ts: u64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
         let guard = Guard::new();
         let Some(root) = self.root_addr(ts, &guard) else { return Ok(None) };
+        let forward = matches!(dir, Seek::Ge | Seek::Gt);
         // The internal pages on the way down and the child taken in each.
         let mut path: Vec<(&Page, usize)> = Vec::new();
         let mut page = self.page(root, &guard)?;
         while !page.is_leaf() {
-            let i = page.child_for(key);
+            let i = match key {
+                Some(key) => page.child_for(key),
+                None if forward => 0,
+                None => page.len() - 1,
+            };
             path.push((page, i));
             page = self.page(page.child(i), &guard)?;
         }
-        let forward = matches!(dir, Seek::Ge | Seek::Gt);
-        let mut at: Option<usize> = match (page.search(key), dir) {
-            (Ok(i), Seek::Ge | Seek::Le) => Some(i),
-            (Ok(i), Seek::Gt) => Some(i + 1),
-            (Err(i), Seek::Ge | Seek::Gt) => Some(i),
-            (Ok(i) | Err(i), Seek::Lt) | (Err(i), Seek::Le) => i.checked_sub(1),
+        let mut at: Option<usize> = match key.map(|k| page.search(k)) {
+            None if forward => Some(0),
+            None => page.len().checked_sub(1),
+            Some(found) => match (found, dir) {
+                (Ok(i), Seek::Ge | Seek::Le) => Some(i),
+                (Ok(i), Seek::Gt) => Some(i + 1),
+                (Err(i), Seek::Ge | Seek::Gt) => Some(i),
+                (Ok(i) | Err(i), Seek::Lt) | (Err(i), Seek::Le) => i.checked_sub(1),
+            },
         };
         loop {
             match at {

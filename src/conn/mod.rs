@@ -358,6 +358,14 @@ impl Connection {
     }
 }
 
+impl Drop for Connection {
+    /// A connection dropped without `close` (Rust users) still stops its statistics log.
+    fn drop(&mut self) {
+        // Nothing is left to report an error to; `close` reports it.
+        let _ = self.close();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::stats::Family;
@@ -377,13 +385,5 @@ mod tests {
             assert_eq!(err.code(), ENOMEM);
             assert!(err.to_string().contains(&format!("session_max={huge}")), "{err}");
         }
-    }
-}
-
-impl Drop for Connection {
-    /// A connection dropped without `close` (Rust users) still stops its statistics log.
-    fn drop(&mut self) {
-        // Nothing is left to report an error to; `close` reports it.
-        let _ = self.close();
     }
 }

@@ -241,10 +241,23 @@ impl Cursor {
     pub fn search(&mut self, epoch: u64, view: &ReadView) -> Result<()> {
         self.require_key()?;
         if self.find(epoch, view) {
-            Ok(())
-        } else {
-            Err(Error::quiet(Kind::NotFound))
+            return Ok(());
         }
+        if self.table.tree().is_none() {
+            return Err(Error::quiet(Kind::NotFound));
+        }
+        // The index did not have it as a value: the layers decide (a removal in the index, or
+        // the tree).
+        let guard = Guard::new();
+        let (table, parts) = self.landing();
+        let Some(value) = table.layers().read(parts.key.raw(), view, &guard)? else {
+            return Err(Error::quiet(Kind::NotFound));
+        };
+        parts.value.set_engine(&value, epoch);
+        parts.key.mark_engine(epoch);
+        *parts.positioned = true;
+        *parts.at_in_key = true;
+        Ok(())
     }
 
     /// [`search`](Self::search) for the session's fast path: true when the key is found (the
@@ -284,24 +297,27 @@ impl Cursor {
         self.require_key()?;
         let guard = Guard::new();
         let (table, parts) = self.landing();
-        let index = table.index();
+        let layers = table.layers();
         let target = parts.key.raw();
-        let near = |view| {
-            index.seek(target, Seek::Ge, view, &guard).or_else(|| index.seek(target, Seek::Le, view, &guard))
+        let near = |view| -> Result<_> {
+            match layers.seek(Some(target), Seek::Ge, view, &guard)? {
+                Some(found) => Ok(Some(found)),
+                None => layers.seek(Some(target), Seek::Le, view, &guard),
+            }
         };
-        let mut record = near(view);
-        if record.is_none_or(|(key, _)| key != target) {
+        let mut record = near(view)?;
+        if record.as_ref().is_none_or(|(key, _)| key.as_ref() != target) {
             if let Some(view) = fresh() {
-                record = near(view);
+                record = near(view)?;
             }
         }
         let record = record.ok_or(Error::quiet(Kind::NotFound))?;
-        let exact = match record.0.cmp(target) {
+        let exact = match record.0.as_ref().cmp(target) {
             Ordering::Less => -1,
             Ordering::Equal => 0,
             Ordering::Greater => 1,
         };
-        Self::land(parts, record, epoch);
+        Self::land(parts, (&record.0, &record.1), epoch);
         Ok(exact)
     }
 
@@ -322,16 +338,11 @@ impl Cursor {
         let guard = Guard::new();
         let positioned = self.positioned;
         let (table, parts) = self.landing();
-        let index = table.index();
         let at: &[u8] = if *parts.at_in_key { parts.key.raw() } else { parts.at };
-        let found = match (positioned, dir) {
-            (true, _) => index.seek(at, dir, view, &guard),
-            (false, Seek::Gt) => index.first(view, &guard),
-            (false, _) => index.last(view, &guard),
-        };
+        let found = table.layers().seek(positioned.then_some(at), dir, view, &guard)?;
         match found {
-            Some(record) => {
-                Self::land(parts, record, epoch);
+            Some((key, value)) => {
+                Self::land(parts, (&key, &value), epoch);
                 Ok(())
             }
             None => {
@@ -358,7 +369,7 @@ impl Cursor {
         self.value.mark_app();
         if !txn.can_write() {
             let view = txn.read_view();
-            if !self.config.overwrite && self.exists(view) {
+            if !self.config.overwrite && self.exists(view)? {
                 return Err(self.duplicate(epoch, view));
             }
             return Err(refused_at_isolation());
@@ -380,9 +391,13 @@ impl Cursor {
     /// application's copy (it survives later failures).
     fn duplicate(&mut self, epoch: u64, view: ReadView) -> Error {
         let guard = Guard::new();
-        if let Some(stored) = self.table.index().read(self.key.raw(), &view, &guard) {
-            self.value.set_engine(stored, epoch);
-            self.value.mark_app();
+        match self.table.layers().read(self.key.raw(), &view, &guard) {
+            Ok(Some(stored)) => {
+                self.value.set_engine(&stored, epoch);
+                self.value.mark_app();
+            }
+            Ok(None) => {}
+            Err(e) => return e,
         }
         self.key.mark_app();
         self.positioned = false;
@@ -396,12 +411,12 @@ impl Cursor {
         if !txn.can_write() {
             return Err(refused_at_isolation());
         }
-        let index = self.table.index();
+        let layers = self.table.layers();
         loop {
             let next = {
                 let guard = Guard::new();
-                match index.last(ReadView::LATEST, &guard) {
-                    Some((key, _)) => crate::pack::varint::decode_u64(key)?.0 + 1,
+                match layers.seek(None, Seek::Lt, ReadView::LATEST, &guard)? {
+                    Some((key, _)) => crate::pack::varint::decode_u64(&key)?.0 + 1,
                     None => 1,
                 }
             };
@@ -432,7 +447,7 @@ impl Cursor {
         // (traces/README.md §5.3): it survives this write failing.
         self.value.mark_app();
         if !txn.can_write() {
-            if !self.config.overwrite && !self.exists(txn.read_view()) {
+            if !self.config.overwrite && !self.exists(txn.read_view())? {
                 return Err(self.missing(epoch));
             }
             return Err(refused_at_isolation());
@@ -459,7 +474,7 @@ impl Cursor {
         self.require_key()?;
         self.check_writable()?;
         if !txn.can_write() {
-            if !self.exists(txn.read_view()) {
+            if !self.exists(txn.read_view())? {
                 return Err(self.missing(epoch));
             }
             return Err(refused_at_isolation());
@@ -480,9 +495,9 @@ impl Cursor {
     }
 
     /// Whether the key that is set names a record live in `view`.
-    fn exists(&self, view: ReadView) -> bool {
+    fn exists(&self, view: ReadView) -> Result<bool> {
         let guard = Guard::new();
-        self.table.index().read(self.key.raw(), &view, &guard).is_some()
+        Ok(self.table.layers().read(self.key.raw(), &view, &guard)?.is_some())
     }
 
     /// `WT_ROLLBACK` from a write conflict: the key stays; the value stays if the application

@@ -11,7 +11,8 @@ use crate::error::{Error, Kind, Result};
 use crate::pack::Format;
 use crate::stats::counters::{dsrc_report, TableStats, DSRC_STATS};
 use crate::stats::Snapshot;
-use crate::store::Index;
+use crate::btree::tree::Tree;
+use crate::store::{Index, Layers};
 
 /// What `WT_SESSION::create` decided about a new table.
 #[derive(Clone, Debug)]
@@ -40,7 +41,10 @@ pub struct Table {
     value_format: Format,
     recno: bool,
     spec: TableSpec,
+    /// The changes not yet merged into `tree` (all the data, in memory).
     index: Index,
+    /// The table's tree on disk (`None` in memory).
+    tree: Option<Tree>,
     /// Set while a `drop` checks for open cursors, and for good once it succeeds.
     dropped: AtomicBool,
     /// One record per session that has used the table; the sessions write only their own.
@@ -75,8 +79,17 @@ impl TableUse {
 }
 
 impl Table {
-    /// Builds a table from a validated specification.
+    /// Builds an in-memory table from a validated specification.
     pub fn new(spec: TableSpec) -> Result<Table> {
+        Table::build(spec, None)
+    }
+
+    /// Builds a table whose data lives in `tree`, with the in-memory index over it.
+    pub fn on_disk(spec: TableSpec, tree: Tree) -> Result<Table> {
+        Table::build(spec, Some(tree))
+    }
+
+    fn build(spec: TableSpec, tree: Option<Tree>) -> Result<Table> {
         let key_format = Format::parse(&spec.key_format)?;
         let value_format = Format::parse(&spec.value_format)?;
         let c = |s: &str| CString::new(s).map_err(|_| Error::invalid("embedded NUL in a name or format"));
@@ -88,7 +101,8 @@ impl Table {
             key_format,
             value_format,
             spec,
-            index: Index::new(),
+            index: if tree.is_some() { Index::layered() } else { Index::new() },
+            tree,
             dropped: AtomicBool::new(false),
             users: Mutex::new(Vec::new()),
             retired: Mutex::new([0; DSRC_STATS]),
@@ -142,9 +156,20 @@ impl Table {
         self.recno
     }
 
-    /// The ordered data.
+    /// The in-memory index: every change not yet merged into the tree.
     pub fn index(&self) -> &Index {
         &self.index
+    }
+
+    /// The tree on disk (`None` in memory).
+    pub fn tree(&self) -> Option<&Tree> {
+        self.tree.as_ref()
+    }
+
+    /// The index and the tree, read together.
+    #[inline]
+    pub fn layers(&self) -> Layers<'_> {
+        Layers { index: &self.index, tree: self.tree.as_ref() }
     }
 
     /// Whether the table has been dropped.

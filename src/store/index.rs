@@ -153,6 +153,10 @@ pub struct Index {
     short: HashIndex<ShortKey, Shared<Slot>, KeyHashBuilder>,
     /// The same slots by hash, keys longer than 8 bytes.
     long: HashIndex<Key, Shared<Slot>, KeyHashBuilder>,
+    /// The index is the newest layer over a tree on disk ([`super::layered`]): a key it does
+    /// not hold may be in the tree, so a removed key's slot (its tombstone) stays until a merge
+    /// has carried the removal into the tree.
+    layered: bool,
 }
 
 impl Default for Index {
@@ -174,7 +178,14 @@ impl Index {
             tree: TreeIndex::new(),
             short: HashIndex::with_hasher(KeyHashBuilder::default()),
             long: HashIndex::with_hasher(KeyHashBuilder::default()),
+            layered: false,
         }
+    }
+
+    /// An empty index layered over a tree: keys it does not hold are looked up there, and
+    /// removed keys keep their tombstones until a merge ([`Index::retire_merged`]).
+    pub fn layered() -> Self {
+        Index { layered: true, ..Index::new() }
     }
 
     /// The newest version of `key` (`None` if absent, pending or retired): the caller decides
@@ -356,6 +367,102 @@ impl Index {
         first_live(self.tree.iter(guard).rev(), view, guard)
     }
 
+    /// Like [`Index::seek`], but stops at the nearest entry `view` sees any version of, a
+    /// removal included (`None` as its value): in a layered index such an entry decides its
+    /// key, and keys with no entry (or none `view` sees) are the tree's to decide. `key` `None`
+    /// starts from the first (`Ge`/`Gt`) or last (`Le`/`Lt`) entry.
+    pub fn seek_decided<'g>(
+        &'g self,
+        key: Option<&[u8]>,
+        dir: Seek,
+        view: ReadView,
+        guard: &'g Guard,
+    ) -> Option<(&'g [u8], Option<&'g [u8]>)> {
+        let decided = |(k, slot): (&'g Key, &'g Shared<Slot>)| {
+            let data = slot.head.load(Acquire, guard).as_ref()?.data_in(&view, guard)?;
+            Some((k.as_bytes(), data.bytes()))
+        };
+        let Some(key) = key else {
+            return match dir {
+                Seek::Ge | Seek::Gt => self.tree.iter(guard).find_map(decided),
+                Seek::Le | Seek::Lt => self.tree.iter(guard).rev().find_map(decided),
+            };
+        };
+        let probe = Probe::new(key);
+        let (lo, hi): (Bound<&Probe<'_>>, Bound<&Probe<'_>>) = match dir {
+            Seek::Ge => (Included(&probe), Unbounded),
+            Seek::Gt => (Excluded(&probe), Unbounded),
+            Seek::Le => (Unbounded, Included(&probe)),
+            Seek::Lt => (Unbounded, Excluded(&probe)),
+        };
+        let range = self.tree.range::<Probe<'_>, _>((lo, hi), guard);
+        match dir {
+            Seek::Ge | Seek::Gt => range.into_iter().find_map(decided),
+            Seek::Le | Seek::Lt => range.rev().find_map(decided),
+        }
+    }
+
+    /// The committed state `view` sees of up to `limit` entries from `from` (inclusive; `None`
+    /// from the first), in key order: what a merge carries into the tree (`None` values are
+    /// removals). Entries `view` sees nothing of are left out; the keys of empty slots (a
+    /// refused or rolled-back insert) go to `empty`. Returns the key to go on from, if any is
+    /// left.
+    pub fn committed_from(
+        &self,
+        from: Option<&[u8]>,
+        view: ReadView,
+        limit: usize,
+        out: &mut Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        empty: &mut Vec<Vec<u8>>,
+    ) -> Option<Vec<u8>> {
+        let guard = Guard::new();
+        let start = from.map(Probe::new);
+        let lo: Bound<&Probe<'_>> = match &start {
+            Some(p) => Included(p),
+            None => Unbounded,
+        };
+        for (n, (k, slot)) in self.tree.range::<Probe<'_>, _>((lo, Unbounded), &guard).enumerate() {
+            if n == limit {
+                return Some(k.as_bytes().to_vec());
+            }
+            let head = slot.head.load(Acquire, &guard);
+            let Some(head) = head.as_ref() else {
+                if head.tag() != RETIRED {
+                    empty.push(k.as_bytes().to_vec());
+                }
+                continue;
+            };
+            if let Some(data) = head.data_in(&view, &guard) {
+                out.push((k.as_bytes().to_vec(), data.bytes().map(<[u8]>::to_vec)));
+            }
+        }
+        None
+    }
+
+    /// After a merge carried the state at `upto` into the tree: retires the slot of `key` if
+    /// its newest version is committed at or before `upto` (the tree now holds it), and no
+    /// reader needs its history (`upto` is at or before the oldest snapshot), or if it is empty
+    /// (it holds nothing). A write racing with it wins (the retire CAS fails and the slot
+    /// stays). Returns whether it left.
+    pub fn retire_merged(&self, key: &[u8], upto: u64) -> bool {
+        let guard = Guard::new();
+        let probe = Probe::new(key);
+        let Some(slot) = self.find_slot(&probe, &guard) else { return false };
+        let head = slot.head.load(Acquire, &guard);
+        let merged = match head.as_ref() {
+            Some(v) => {
+                let ts = v.commit_ts.load(Acquire);
+                ts <= upto && ts != TS_ABORTED
+            }
+            None => head.tag() != RETIRED,
+        };
+        if !merged || slot.head.compare_exchange(head, (None, RETIRED), AcqRel, Acquire, &guard).is_err() {
+            return false;
+        }
+        self.unlink(&probe, slot);
+        true
+    }
+
     /// Number of live committed entries, counted by a scan (O(n); no counter is kept on a hot
     /// path).
     pub fn len_hint(&self) -> usize {
@@ -422,6 +529,10 @@ impl Index {
     /// reference answers `WT_ROLLBACK` before any existence check); then `mode` is checked
     /// against the head's value. A transactional write links the old head behind the new
     /// version (history for older snapshots); an [`WriteCtx::IMMEDIATE`] write replaces it.
+    ///
+    /// In a layered index, `below` says whether the layer under it holds `key` (asked only when
+    /// `mode` needs to know and the index holds no version of the key; `None` if it could not
+    /// tell, which refuses the write with [`Refused::Failed`]).
     pub fn write<'g>(
         &'g self,
         key: &[u8],
@@ -429,6 +540,19 @@ impl Index {
         mode: Mode,
         ctx: WriteCtx,
         guard: &'g Guard,
+    ) -> Result<Written<'g>, Refused> {
+        self.write_over(key, data, mode, ctx, guard, &mut || Some(false))
+    }
+
+    /// [`Index::write`] over a layer below that `below` consults.
+    pub fn write_over<'g>(
+        &'g self,
+        key: &[u8],
+        data: Data,
+        mode: Mode,
+        ctx: WriteCtx,
+        guard: &'g Guard,
+        below: &mut dyn FnMut() -> Option<bool>,
     ) -> Result<Written<'g>, Refused> {
         let probe = Probe::new(key);
         let immediate = ctx.txn == TXN_COMMITTED;
@@ -443,7 +567,7 @@ impl Index {
             let slot = match self.find_slot(&probe, guard) {
                 Some(slot) => slot,
                 None => {
-                    if matches!(mode, Mode::UpdateExisting | Mode::Remove) {
+                    if matches!(mode, Mode::UpdateExisting | Mode::Remove) && !self.layered {
                         return Err(Refused::Missing);
                     }
                     // New key: a pending slot goes into the tree first, then is published (put
@@ -478,7 +602,11 @@ impl Index {
                         return Err(Refused::Conflict);
                     }
                 }
-                let live = cur.as_ref().is_some_and(|v| !v.data.is_tombstone());
+                let live = match cur.as_ref() {
+                    Some(v) => !v.data.is_tombstone(),
+                    None if mode == Mode::Upsert || !self.layered => false,
+                    None => below().ok_or(Refused::Failed)?,
+                };
                 match mode {
                     Mode::InsertNew if live => return Err(Refused::Exists),
                     Mode::UpdateExisting | Mode::Remove if !live => return Err(Refused::Missing),
@@ -520,7 +648,7 @@ impl Index {
                         // Released through the epoch scheme once unreferenced (transactional
                         // writes keep it alive through the new version's `next`).
                         drop(replaced);
-                        if immediate && mode == Mode::Remove {
+                        if immediate && mode == Mode::Remove && !self.layered {
                             self.reclaim(&probe, slot, guard);
                         }
                         return Ok(Written {
@@ -542,6 +670,10 @@ impl Index {
     /// tombstone committed at or before `oldest` (the oldest running snapshot). Returns whether
     /// the slot left the indexes.
     pub fn retire_if_removed(&self, key: &[u8], slot: &Slot, oldest: u64, guard: &Guard) -> bool {
+        if self.layered {
+            // The tombstone must reach the tree first (a merge retires it).
+            return false;
+        }
         let head = slot.head.load(Acquire, guard);
         let removed = head.as_ref().is_some_and(|v| {
             v.data.is_tombstone() && v.commit_ts.load(Acquire) <= oldest

@@ -27,10 +27,12 @@
 
 pub mod index;
 pub mod key;
+pub mod layered;
 pub mod version;
 
 pub use index::{Exists, Index, Missing, Mode, Refused, Seek, VersionStats, WriteCtx, Written};
 pub use key::{Key, KeyHashBuilder, Probe, INLINE_KEY_LEN};
+pub use layered::{Layers, Merged};
 pub use version::{
     Data, ReadView, Slot, Version, INLINE_VALUE_LEN, RETIRED, TS_ABORTED, TS_LATEST, TS_NONE,
     TS_PENDING, TXN_COMMITTED,
@@ -47,3 +49,6 @@ mod mvcc_tests;
 
 #[cfg(test)]
 mod perf_tests;
+
+#[cfg(test)]
+mod layered_tests;

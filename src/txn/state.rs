@@ -444,12 +444,22 @@ impl Txn {
     pub fn write(&mut self, table: &Arc<Table>, key: &[u8], value: Option<&[u8]>, mode: Mode) -> Result<(), Refused> {
         let data = || value.map_or(Data::Tombstone, Data::value);
         let guard = Guard::new();
+        // Whether the table's tree holds the key, when the index cannot tell; a read error
+        // refuses the write and is kept for `take_failure`.
+        let mut unreadable = None;
+        let mut below = || match table.layers().below(key) {
+            Ok(held) => Some(held),
+            Err(e) => {
+                unreadable = Some(e);
+                None
+            }
+        };
         if self.running.is_some() {
             if self.view.txn == TXN_COMMITTED {
                 self.view.txn = self.shared.pins.next_txn_id(self.slot);
             }
             let ctx = WriteCtx { txn: self.view.txn, snapshot: self.view.ts };
-            match table.index().write(key, data(), mode, ctx, &guard) {
+            match table.index().write_over(key, data(), mode, ctx, &guard, &mut below) {
                 Ok(written) => {
                     let keep_key = value.is_none() || written.was_empty;
                     self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
@@ -469,19 +479,29 @@ impl Txn {
                     }
                     Err(Refused::Conflict)
                 }
-                Err(refused) => Err(refused),
+                Err(refused) => {
+                    if refused == Refused::Failed {
+                        self.failure = unreadable.take();
+                    }
+                    Err(refused)
+                }
             }
         } else {
             let ctx = WriteCtx { txn: self.shared.pins.next_txn_id(self.slot), snapshot: TS_LATEST };
             let mut spins = 0;
             let written = loop {
-                match table.index().write(key, data(), mode, ctx, &guard) {
+                match table.index().write_over(key, data(), mode, ctx, &guard, &mut below) {
                     Ok(written) => break written,
                     Err(Refused::Conflict) => {
                         self.count(ConnStat::AutocommitUpdateRetries);
                         backoff(&mut spins);
                     }
-                    Err(refused) => return Err(refused),
+                    Err(refused) => {
+                        if refused == Refused::Failed {
+                            self.failure = unreadable.take();
+                        }
+                        return Err(refused);
+                    }
                 }
             };
             // The log entry takes its references while the version is still this writer's

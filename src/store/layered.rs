@@ -1,0 +1,165 @@
+//! A table's data in two layers: the in-memory index (every change not yet merged into the
+//! tree, with the history running snapshots need) over the table's tree on disk (the merged
+//! state, kept as versions by timestamp).
+//!
+//! # Reading
+//! A reader at snapshot `S` asks the index first: a version it sees there (a value, or a
+//! removal) decides. Otherwise the key's state at `S` is in the tree version of `S` (the newest
+//! merged at or before `S`). This holds because a merge at `M` carries into the tree the state
+//! every key had at `M`, and the index keeps every version newer than the oldest tree version a
+//! reader may use: a slot leaves the index only once its newest version is at or before both
+//! the merge and every running snapshot ([`Index::retire_merged`]).
+//!
+//! Positioning merges the two orders: the nearest entry the index decides against the nearest
+//! key of the tree; the index wins a tie, and a removal it decides is stepped over.
+//!
+//! # Merging ([`Layers::merge`])
+//! Takes the committed state at `M` of every index entry, in key order and in bounded chunks,
+//! and applies each chunk to the tree as its version `M` (a reader sees either the old or the
+//! new tree for a key, and the index still holds every key of the chunk, so both answer the
+//! same). Then the slots whose newest version is at or before `M` leave the index once no
+//! snapshot older than `M` runs, and tree versions no snapshot can ask for are released.
+
+use std::borrow::Cow;
+
+use scc::Guard;
+
+use super::index::{Index, Seek};
+use super::version::{ReadView, TXN_COMMITTED};
+use crate::btree::tree::Tree;
+use crate::error::Result;
+
+/// A key and value, borrowed from the index or read from the tree.
+pub type Entry<'g> = (Cow<'g, [u8]>, Cow<'g, [u8]>);
+
+/// Index entries a merge reads per chunk (each chunk is one tree batch).
+const MERGE_CHUNK: usize = 16 * 1024;
+
+/// The layers of one table.
+#[derive(Clone, Copy)]
+pub struct Layers<'t> {
+    /// The in-memory index.
+    pub index: &'t Index,
+    /// The tree on disk (`None` in memory: the index is everything).
+    pub tree: Option<&'t Tree>,
+}
+
+/// What a merge did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Merged {
+    /// Keys written to the tree (values and removals).
+    pub keys: u64,
+    /// Slots that left the index.
+    pub retired: u64,
+}
+
+impl<'t> Layers<'t> {
+    /// The value `view` sees for `key`.
+    pub fn read<'g>(&self, key: &[u8], view: &ReadView, guard: &'g Guard) -> Result<Option<Cow<'g, [u8]>>>
+    where
+        't: 'g,
+    {
+        if let Some(data) = self.index.head(key, guard).and_then(|v| v.data_in(view, guard)) {
+            return Ok(data.bytes().map(Cow::Borrowed));
+        }
+        match self.tree {
+            Some(tree) => Ok(tree.get(key, view.ts)?.map(Cow::Owned)),
+            None => Ok(None),
+        }
+    }
+
+    /// The entry nearest `key` in direction `dir` that `view` sees (`key` `None`: the first or
+    /// last entry).
+    pub fn seek<'g>(&self, key: Option<&[u8]>, dir: Seek, view: ReadView, guard: &'g Guard) -> Result<Option<Entry<'g>>>
+    where
+        't: 'g,
+    {
+        let Some(tree) = self.tree else {
+            let found = match key {
+                Some(key) => self.index.seek(key, dir, view, guard),
+                None if matches!(dir, Seek::Ge | Seek::Gt) => self.index.first(view, guard),
+                None => self.index.last(view, guard),
+            };
+            return Ok(found.map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))));
+        };
+        let forward = matches!(dir, Seek::Ge | Seek::Gt);
+        let (mut from, mut dir) = (key.map(Cow::Borrowed), dir);
+        loop {
+            let decided = self.index.seek_decided(from.as_deref(), dir, view, guard);
+            let stored = tree.seek_from(from.as_deref(), dir, view.ts)?;
+            let index_first = match (&decided, &stored) {
+                (None, None) => return Ok(None),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some((k, _)), Some((t, _))) => {
+                    if forward {
+                        *k <= t.as_slice()
+                    } else {
+                        *k >= t.as_slice()
+                    }
+                }
+            };
+            if !index_first {
+                return Ok(stored.map(|(k, v)| (Cow::Owned(k), Cow::Owned(v))));
+            }
+            match decided {
+                Some((k, Some(v))) => return Ok(Some((Cow::Borrowed(k), Cow::Borrowed(v)))),
+                // Removed in the index: look past it.
+                Some((k, None)) => {
+                    from = Some(Cow::Borrowed(k));
+                    dir = if forward { Seek::Gt } else { Seek::Lt };
+                }
+                None => unreachable!("the index was nearer"),
+            }
+        }
+    }
+
+    /// Whether the tree holds `key` in its newest version (a writer's existence check for a
+    /// key the index holds nothing of).
+    pub fn below(&self, key: &[u8]) -> Result<bool> {
+        match self.tree {
+            Some(tree) => Ok(tree.get(key, crate::btree::tree::TS_NEWEST)?.is_some()),
+            None => Ok(false),
+        }
+    }
+
+    /// Carries the committed state at `at` (a snapshot the caller holds, so the history it
+    /// needs stays) into the tree, then lets go of what no snapshot at or after `oldest` needs.
+    /// Without a tree, nothing to do.
+    pub fn merge(&self, at: u64, oldest: impl Fn() -> u64) -> Result<Merged> {
+        let Some(tree) = self.tree else { return Ok(Merged::default()) };
+        let mut last = tree.merge_lock();
+        // A merge that started later may have finished first: the tree never goes back, and
+        // the history at its newer timestamp is still there (newer than `at`).
+        let at = at.max(*last);
+        *last = at;
+        let view = ReadView::at(at, TXN_COMMITTED);
+        let mut merged = Merged::default();
+        let mut from: Option<Vec<u8>> = None;
+        let mut chunk = Vec::new();
+        let mut keys = Vec::new();
+        loop {
+            chunk.clear();
+            let next = self.index.committed_from(from.as_deref(), view, MERGE_CHUNK, &mut chunk, &mut keys);
+            if !chunk.is_empty() {
+                tree.apply(&chunk, at)?;
+                merged.keys += chunk.len() as u64;
+                keys.extend(chunk.drain(..).map(|(k, _)| k));
+            }
+            match next {
+                Some(k) => from = Some(k),
+                None => break,
+            }
+        }
+        // The tree holds the state at `at`: slots it covers can go once no snapshot before
+        // `at` runs (usually at once: the merge's own snapshot is the oldest).
+        let horizon = oldest();
+        if horizon >= at {
+            for key in &keys {
+                merged.retired += u64::from(self.index.retire_merged(key, at));
+            }
+        }
+        tree.release_before(horizon.min(at));
+        Ok(merged)
+    }
+}

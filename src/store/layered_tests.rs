@@ -1,0 +1,131 @@
+//! The index layered over a tree against a model of every key's history: random committed
+//! writes, merges at snapshots between the last merge and now (with older readers still
+//! running), and reads and positioning at every snapshot readers may hold.
+
+use std::collections::BTreeMap;
+
+use scc::Guard;
+
+use super::*;
+use crate::btree::block::BlockFile;
+use crate::btree::tests::dir;
+use crate::btree::tree::{Limits, Tree};
+
+/// Each key's committed history: (commit timestamp, value or removal), oldest first.
+type History = BTreeMap<Vec<u8>, Vec<(u64, Option<Vec<u8>>)>>;
+
+fn state_at(history: &History, ts: u64) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    history
+        .iter()
+        .filter_map(|(k, versions)| {
+            let (_, v) = versions.iter().rev().find(|(at, _)| *at <= ts)?;
+            v.as_ref().map(|v| (k.clone(), v.clone()))
+        })
+        .collect()
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+fn key(i: u64) -> Vec<u8> {
+    format!("k{i:05}").into_bytes()
+}
+
+/// Writes as its own transaction committed at `ts`.
+fn commit(index: &Index, layers: Layers<'_>, key: &[u8], value: Option<&[u8]>, mode: Mode, ts: u64) -> Result<(), Refused> {
+    let guard = Guard::new();
+    let data = value.map_or(Data::Tombstone, Data::value);
+    let written = index.write_over(key, data, mode, WriteCtx { txn: ts + 1_000_000, snapshot: TS_LATEST }, &guard, &mut || {
+        layers.below(key).ok()
+    })?;
+    written.version.as_ref().unwrap().stamp(ts);
+    Ok(())
+}
+
+fn check_at(layers: Layers<'_>, history: &History, ts: u64, rng: &mut Rng) {
+    let want = state_at(history, ts);
+    let view = ReadView::at(ts, TXN_COMMITTED);
+    let guard = Guard::new();
+    for i in 0..400 {
+        let k = key(i);
+        let got = layers.read(&k, &view, &guard).unwrap().map(|v| v.into_owned());
+        assert_eq!(got.as_ref(), want.get(&k), "read {} at {ts}", String::from_utf8_lossy(&k));
+    }
+    // A full scan each way, and seeks from random probes.
+    let mut forward = Vec::new();
+    let mut at = layers.seek(None, Seek::Gt, view, &guard).unwrap().map(|(k, v)| (k.into_owned(), v.into_owned()));
+    while let Some((k, v)) = at {
+        at = layers.seek(Some(&k), Seek::Gt, view, &guard).unwrap().map(|(k, v)| (k.into_owned(), v.into_owned()));
+        forward.push((k, v));
+    }
+    assert_eq!(forward, want.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<Vec<_>>(), "scan at {ts}");
+    let last = layers.seek(None, Seek::Lt, view, &guard).unwrap().map(|(k, _)| k.into_owned());
+    assert_eq!(last.as_ref(), want.keys().next_back());
+    for _ in 0..50 {
+        let probe = format!("k{:05}", rng.next(410)).into_bytes();
+        use std::ops::Bound::*;
+        let ge = want.range::<Vec<u8>, _>((Included(&probe), Unbounded)).next().map(|(k, _)| k.clone());
+        let lt = want.range::<Vec<u8>, _>((Unbounded, Excluded(&probe))).next_back().map(|(k, _)| k.clone());
+        let got = |dir| layers.seek(Some(&probe), dir, view, &guard).unwrap().map(|(k, _)| k.into_owned());
+        assert_eq!(got(Seek::Ge), ge, "Ge at {ts}");
+        assert_eq!(got(Seek::Lt), lt, "Lt at {ts}");
+    }
+}
+
+#[test]
+fn layers_match_the_history_across_merges() {
+    let (_d, disk) = dir();
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), Limits { leaf_page_max: 512, internal_page_max: 256 });
+    let index = Index::layered();
+    let layers = Layers { index: &index, tree: Some(&tree) };
+    let mut rng = Rng(11);
+    let mut history = History::new();
+    let mut now = 0u64;
+    // The oldest snapshot a reader holds, and the last merge's timestamp.
+    let mut oldest = 0u64;
+    for round in 0..40 {
+        for _ in 0..80 {
+            now += 1;
+            let k = key(rng.next(400));
+            let live = state_at(&history, now).contains_key(&k);
+            let (value, mode) = match rng.next(4) {
+                0 => (None, Mode::Remove),
+                1 => (Some(format!("i{now}").into_bytes()), Mode::InsertNew),
+                2 => (Some(format!("u{now}").into_bytes()), Mode::UpdateExisting),
+                _ => (Some(format!("p{now}").into_bytes()), Mode::Upsert),
+            };
+            let got = commit(&index, layers, &k, value.as_deref(), mode, now);
+            let want = match mode {
+                Mode::InsertNew if live => Err(Refused::Exists),
+                Mode::UpdateExisting | Mode::Remove if !live => Err(Refused::Missing),
+                _ => Ok(()),
+            };
+            assert_eq!(got, want, "{mode:?} of {} (live: {live})", String::from_utf8_lossy(&k));
+            if got.is_ok() {
+                history.entry(k).or_default().push((now, value));
+            }
+        }
+        // Readers move on now and then; a merge runs at a snapshot between the oldest and now.
+        if rng.next(2) == 0 {
+            oldest += rng.next(now - oldest + 1);
+        }
+        let at = oldest + rng.next(now - oldest + 1);
+        layers.merge(at, || oldest).unwrap();
+        if round % 5 == 0 {
+            tree.evict_all();
+        }
+        for ts in [oldest, (oldest + now) / 2, now] {
+            check_at(layers, &history, ts, &mut rng);
+        }
+    }
+    // Every reader gone: a merge at now empties the index, and the tree alone answers.
+    layers.merge(now, || now).unwrap();
+    assert_eq!(index.version_stats().slots, 0);
+    check_at(layers, &history, now, &mut rng);
+}
