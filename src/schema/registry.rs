@@ -42,8 +42,14 @@ impl Registry {
         if self.get(&spec.name).is_some() {
             return if exclusive { Err(Error::quiet(Kind::Exists)) } else { Ok(()) };
         }
-        let name = spec.name.clone();
-        let table = Arc::new(Table::new(spec)?);
+        self.insert(Table::new(spec)?, exclusive)
+    }
+
+    /// Adds a table built by the caller (an on-disk table with its tree), as
+    /// [`create`](Self::create) does.
+    pub fn insert(&self, table: Table, exclusive: bool) -> Result<()> {
+        let name = table.name().to_string();
+        let table = Arc::new(table);
         // Owned before it is published, so the hash index never holds its last reference.
         self.own(Arc::clone(&table));
         match self.tables.insert_sync(name, Arc::clone(&table)) {

@@ -265,6 +265,13 @@ impl Index {
             .map_err(|_| Missing)
     }
 
+    /// Installs a removal of `key` whatever its state, outside any transaction: recovery
+    /// replaying a journal over a tree, where the key may be in the tree alone.
+    pub fn upsert_removal(&self, key: &[u8]) {
+        // Upsert accepts every state.
+        let _ = self.write_now(key, Data::Tombstone, Mode::Upsert);
+    }
+
     /// A [`WriteCtx::IMMEDIATE`] write under its own guard.
     fn write_now(&self, key: &[u8], data: Data, mode: Mode) -> Result<(), Refused> {
         let guard = Guard::new();
