@@ -73,5 +73,6 @@ c_tests! {
     stats_cursor,
     stat_log,
     crash,
+    journal_damage,
     stat_stress,
 }
