@@ -789,3 +789,23 @@ fn salvage_recovers_the_valid_prefix_and_reports_what_it_dropped() {
     xor_byte(&ckpt, 30);
     assert_eq!(open(&dir, "log=(enabled=true),salvage=true").err().unwrap().kind(), Kind::TrySalvage);
 }
+
+#[test]
+fn a_version_1_journal_makes_no_successor_promise() {
+    let dir = home();
+    acknowledged_then_killed(&dir, "log=(enabled=true)");
+    let data = newest_log_with_records(&dir);
+    let no: u64 = data.to_str().unwrap().rsplit('.').next().unwrap().parse().unwrap();
+    // The header a version-1 journal file has, and no successor file.
+    let mut bytes = std::fs::read(&data).unwrap();
+    let mut header = Vec::new();
+    let mut p = super::frame::Put::default();
+    p.u64(super::journal::LOG_MAGIC).u32(1).u64(no);
+    super::frame::write_frame(&mut header, &p.0);
+    bytes.splice(..header.len(), header);
+    std::fs::write(&data, bytes).unwrap();
+    std::fs::remove_file(newest_log(&dir)).unwrap();
+    assert_eq!(newest_log(&dir), data);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    assert_eq!(count_acknowledged(&conn), (500, 0));
+}
