@@ -29,6 +29,7 @@ const C_TESTS: &[&str] = &[
     "stat_log",
     "crash",
     "stat_stress",
+    "journal_damage",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -131,6 +132,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_stat_log => "stat_log",
     asan_ubsan_c_crash => "crash",
     asan_ubsan_c_stat_stress => "stat_stress",
+    asan_ubsan_c_journal_damage => "journal_damage",
 }
 
 sanitized_tests! { example:
