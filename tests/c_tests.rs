@@ -73,6 +73,7 @@ c_tests! {
     stats_cursor,
     stat_log,
     crash,
+    journal_damage,
     stat_stress,
     drop_close,
 }

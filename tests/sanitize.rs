@@ -30,6 +30,7 @@ const C_TESTS: &[&str] = &[
     "crash",
     "stat_stress",
     "drop_close",
+    "journal_damage",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -133,6 +134,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_crash => "crash",
     asan_ubsan_c_stat_stress => "stat_stress",
     asan_ubsan_c_drop_close => "drop_close",
+    asan_ubsan_c_journal_damage => "journal_damage",
 }
 
 sanitized_tests! { example:

@@ -78,6 +78,22 @@ impl Events {
         }
     }
 
+    /// An informational message (`handle_message`; without one, a line on stdout, as the
+    /// reference's default handler prints it).
+    pub fn message(&self, session: *mut WT_SESSION, text: &str) {
+        let callback = self.get().and_then(|h| h.handle_message);
+        match (callback, CString::new(text.replace('\0', " "))) {
+            (Some(callback), Ok(message)) => {
+                // SAFETY: the application's callback, called with its own handler, a session
+                // handle (or NULL) and a NUL-terminated message that outlives the call.
+                unsafe { callback(self.handler, session, message.as_ptr()) };
+            }
+            _ => {
+                let _ = writeln!(std::io::stdout(), "{text}");
+            }
+        }
+    }
+
     /// Tells the application that the library closed one of its handles (`cursor` NULL: the
     /// session itself).
     pub fn closed(&self, session: *mut WT_SESSION, cursor: *mut WT_CURSOR) {

@@ -41,6 +41,10 @@ pub unsafe extern "C" fn wiredtiger_open(
             .and_then(|(home, config)| Connection::open(home, config));
         match opened {
             Ok(core) => {
+                // What salvage dropped from a damaged journal, reported before the open returns.
+                for text in core.recovery_messages() {
+                    events.message(std::ptr::null_mut(), text);
+                }
                 let conn = new_handle(core, events);
                 events.general(conn, 2);
                 // SAFETY: checked non-NULL above.

@@ -103,6 +103,9 @@ pub struct Connection {
     _home_claim: HomeClaim,
     home: CString,
     is_new: bool,
+    /// What recovery with `salvage=true` dropped, one line per damage (delivered to the
+    /// application's `handle_message` by `wiredtiger_open`).
+    recovery_messages: Vec<String>,
     settings: Settings,
     error_prefix: RwLock<String>,
     registry: Arc<Registry>,
@@ -140,15 +143,17 @@ impl Connection {
         let stats_log = StatsLogConfig::from_config(&cfg, None)?;
         let home_claim = HomeClaim::new(home_str)?;
         let registry = Arc::<Registry>::default();
-        let durable = if settings.in_memory {
-            None
+        let (durable, recovery_messages) = if settings.in_memory {
+            (None, Vec::new())
         } else {
-            Some(Arc::new(Durable::open(home_str, &cfg, &registry)?.0))
+            let (durable, recovered) = Durable::open(home_str, &cfg, &registry)?;
+            (Some(Arc::new(durable)), recovered.salvaged)
         };
         let conn = Connection {
             _home_claim: home_claim,
             home: CString::new(home_str).map_err(|_| Error::invalid("home contains a NUL byte"))?,
             is_new: durable.as_deref().is_none_or(Durable::created),
+            recovery_messages,
             error_prefix: RwLock::new(cfg.str("error_prefix").to_string()),
             settings,
             registry,
@@ -263,6 +268,12 @@ impl Connection {
     /// Whether this open created the database (always true in memory).
     pub fn is_new(&self) -> bool {
         self.is_new
+    }
+
+    /// What `wiredtiger_open` with `salvage=true` dropped from a damaged journal (one
+    /// message per damage; empty when nothing was).
+    pub fn recovery_messages(&self) -> &[String] {
+        &self.recovery_messages
     }
 
     /// Open-time settings.

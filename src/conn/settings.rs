@@ -28,9 +28,6 @@ impl Settings {
         if cfg.bool("readonly") {
             return Err(Error::unsupported("readonly connections are not supported yet"));
         }
-        if cfg.bool("salvage") {
-            return Err(Error::unsupported("salvage is not supported"));
-        }
         if !cfg.list("extensions").is_empty() {
             return Err(Error::unsupported("extensions are not supported"));
         }

@@ -1,7 +1,8 @@
 //! Checkpoint files `unlatched.ckpt.N`: every table's rows as one snapshot sees them.
 //!
 //! Layout, all frames: a header (`magic`, `version`, `N`, the journal file recovery replays
-//! from, the snapshot's timestamp), then per table a `TABLE id` frame followed by `ROWS` frames
+//! from, the snapshot's timestamp, and from version 2 a flag: the journal created that file
+//! before the checkpoint was written, so recovery requires it), then per table a `TABLE id` frame followed by `ROWS` frames
 //! (`count`, then `key`, `value` pairs in key order), and an `END` frame with the numbers of
 //! tables and rows. A file is written under a temporary name, synced, and renamed into place,
 //! so a checkpoint file that exists is complete; a missing `END`, a short file or a failed
@@ -16,10 +17,12 @@ use crate::store::{Index, ReadView, Seek};
 
 use super::disk::{Disk, CKPT_PREFIX, TMP_SUFFIX};
 use super::frame::{corrupt, write_frame, FrameReader, Next, Put, Take};
-use super::meta::{check_header, VERSION};
+use super::meta::check_header;
 
 /// First field of a checkpoint file's header frame.
 pub const CKPT_MAGIC: u64 = u64::from_le_bytes(*b"ULckpt\0\0");
+/// The layout version written. Version 1 (read too) has no `journal_exists` flag.
+pub const CKPT_VERSION: u32 = 2;
 const TABLE: u8 = 1;
 const ROWS: u8 = 2;
 const END: u8 = 3;
@@ -44,6 +47,9 @@ pub struct Header {
     pub replay_from: u64,
     /// The snapshot's read timestamp (informational: timestamps restart at open).
     pub snapshot_ts: u64,
+    /// The journal created file `replay_from` (at its rotation) before this checkpoint was
+    /// written: recovery refuses to open without it. False without a journal.
+    pub journal_exists: bool,
 }
 
 /// Streams frames into a file through a buffer.
@@ -79,7 +85,8 @@ pub fn write(disk: &Disk, header: Header, tables: &[(u64, &Index)], view: ReadVi
         let file = disk.create(&tmp)?;
         let mut out = Out { disk, file, name: tmp.clone(), buf: Vec::with_capacity(WRITE_BYTES + FRAME_BYTES) };
         let mut p = Put::default();
-        p.u64(CKPT_MAGIC).u32(VERSION).u64(header.no).u64(header.replay_from).u64(header.snapshot_ts);
+        p.u64(CKPT_MAGIC).u32(CKPT_VERSION).u64(header.no).u64(header.replay_from).u64(header.snapshot_ts);
+        p.u8(u8::from(header.journal_exists));
         out.frame(&p.0)?;
         let mut total = 0;
         for &(id, index) in tables {
@@ -157,7 +164,8 @@ pub fn load(disk: &Disk, no: u64, mut row: impl FnMut(u64, &[u8], &[u8])) -> Res
     let fname = name(no);
     let shown = disk.show(&fname);
     let file = std::fs::File::open(disk.path(&fname)).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
-    let mut r = FrameReader::new(BufReader::with_capacity(1 << 20, file));
+    let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
+    let mut r = FrameReader::new(BufReader::with_capacity(1 << 20, file), size);
     let mut next = || -> Result<Vec<u8>> {
         match r.next_frame().map_err(|e| Error::io(format!("{shown}: read"), &e))? {
             Next::Frame(p) => Ok(p),
@@ -167,8 +175,13 @@ pub fn load(disk: &Disk, no: u64, mut row: impl FnMut(u64, &[u8], &[u8])) -> Res
     };
     let first = next()?;
     let mut t = Take::new(&first, &shown);
-    check_header(&mut t, &shown, CKPT_MAGIC)?;
-    let header = Header { no: t.u64()?, replay_from: t.u64()?, snapshot_ts: t.u64()? };
+    let version = check_header(&mut t, &shown, CKPT_MAGIC, 1..=CKPT_VERSION)?;
+    let (no, replay_from, snapshot_ts) = (t.u64()?, t.u64()?, t.u64()?);
+    let journal_exists = version >= 2 && t.u8()? != 0;
+    if !t.is_empty() {
+        return Err(corrupt(&shown, "unexpected bytes in the checkpoint header"));
+    }
+    let header = Header { no, replay_from, snapshot_ts, journal_exists };
     if header.no != no {
         return Err(corrupt(&shown, "checkpoint number does not match its name"));
     }

@@ -12,7 +12,8 @@ use crate::error::{Error, Kind, Result};
 
 /// Bytes before a frame's payload.
 pub const HEADER_LEN: usize = 8;
-/// Largest payload accepted when reading (a corrupt length must not allocate gigabytes).
+/// Largest payload accepted when reading, whatever the file's size (a corrupt length must
+/// not allocate gigabytes; the reader also never allocates past the end of its input).
 pub const MAX_PAYLOAD: usize = 1 << 30;
 
 /// The checksum of a frame: its length bytes, then its payload.
@@ -21,6 +22,13 @@ fn checksum(len: [u8; 4], payload: &[u8]) -> u32 {
     h.update(&len);
     h.update(payload);
     h.finalize()
+}
+
+/// Whether `header` (a frame's length and checksum fields) and `payload` form a valid frame.
+pub fn checksum_matches(header: &[u8; HEADER_LEN], payload: &[u8]) -> bool {
+    let len = [header[0], header[1], header[2], header[3]];
+    u32::from_le_bytes(len) as usize == payload.len()
+        && checksum(len, payload) == u32::from_le_bytes([header[4], header[5], header[6], header[7]])
 }
 
 /// Appends one frame holding `payload` to `out`.
@@ -50,14 +58,17 @@ pub enum Next {
 /// Reads frames from `r`, counting the offset of the end of the last whole frame.
 pub struct FrameReader<R> {
     r: R,
+    /// Bytes in the input (its file's size): a frame claiming more than what is left is
+    /// reported truncated without reading (or allocating) its payload.
+    size: u64,
     /// Offset just past the last frame returned.
     pub good: u64,
 }
 
 impl<R: Read> FrameReader<R> {
-    /// Frames from the start of `r`.
-    pub fn new(r: R) -> Self {
-        FrameReader { r, good: 0 }
+    /// Frames from the start of `r`, which holds `size` bytes.
+    pub fn new(r: R, size: u64) -> Self {
+        FrameReader { r, size, good: 0 }
     }
 
     /// The next frame.
@@ -75,6 +86,11 @@ impl<R: Read> FrameReader<R> {
         let sum = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
         if len > MAX_PAYLOAD {
             return Ok(Next::Mismatch);
+        }
+        let left = self.size.saturating_sub(self.good + HEADER_LEN as u64);
+        if len as u64 > left {
+            // The bytes that are there are not read: the caller stops at this frame.
+            return Ok(Next::Truncated { bytes: HEADER_LEN + left as usize });
         }
         let mut payload = vec![0u8; len];
         let got = read_full(&mut self.r, &mut payload)?;
@@ -207,7 +223,7 @@ mod tests {
     use super::*;
 
     fn frames(bytes: &[u8]) -> Vec<Next> {
-        let mut r = FrameReader::new(bytes);
+        let mut r = FrameReader::new(bytes, bytes.len() as u64);
         let mut out = Vec::new();
         loop {
             let next = r.next_frame().unwrap();

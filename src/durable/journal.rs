@@ -25,6 +25,24 @@
 //! snapshot: replaying them again is harmless, because per key the journal's order is the
 //! commit order (a writer never stacks on an uncommitted version), so the last record replayed
 //! for a key is its newest committed value.
+//!
+//! # The successor file
+//! The journal always holds one file ahead: besides the file it appends to, the next one
+//! exists already (header written and synced, directory synced). Rotation switches to that
+//! file and creates the one after it before any record goes to the new file. So a file that
+//! holds records always has a successor on disk, and recovery can tell "the newest file was
+//! deleted" (the last file holds records) from "nothing was written after it" (the last file
+//! is a bare header). This costs no sync on the commit path: only rotations and the start
+//! create files, as before.
+//!
+//! # Damage ([`replay`])
+//! A kill during a write leaves a torn tail: the last record frame of the file being appended
+//! to is incomplete or fails its checksum, and nothing follows it but zeros (a file extended
+//! by a lost write) or nothing; no valid frame starts after it and no later file holds
+//! records. That is cut silently. Anything else (a damaged header, a damaged record followed
+//! by more data or by valid frames, a record that decodes wrongly, a missing file) is
+//! corruption: `WT_TRY_SALVAGE` naming the file and offset, or with `salvage=true` the
+//! journal is cut at the damage and what was dropped is reported.
 
 use std::fs::{File, OpenOptions};
 use std::io::BufReader;
@@ -33,14 +51,19 @@ use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Kind, Result};
 
 use super::disk::{Disk, LOG_PREFIX};
-use super::frame::{corrupt, write_frame, FrameReader, Next, Put, Take};
-use super::meta::{check_header, VERSION};
+use super::frame::{checksum_matches, write_frame, FrameReader, Next, Put, Take, HEADER_LEN};
+use super::meta::check_header;
 
 /// First field of a journal file's header frame.
 pub const LOG_MAGIC: u64 = u64::from_le_bytes(*b"ULlog\0\0\0");
+/// The layout version written. Version 2 promises the successor file (see the module
+/// documentation); version 1 files (read too) do not.
+pub const LOG_VERSION: u32 = 2;
+/// Bytes of a journal file's header frame (frame header, magic, version, number).
+const HEADER_FRAME_LEN: u64 = HEADER_LEN as u64 + 8 + 4 + 8;
 
 /// Counters of the journal (read by statistics and benchmarks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,7 +89,14 @@ pub struct JournalConfig {
     pub remove: bool,
 }
 
-/// The file being appended to (touched only by the flush leader).
+/// The file being appended to and its successor (touched only by the flush leader).
+struct Files {
+    active: LogFile,
+    /// File `active.no + 1`, created (header synced) before anything went to `active`.
+    next: LogFile,
+}
+
+/// One journal file.
 struct LogFile {
     file: File,
     no: u64,
@@ -128,7 +158,7 @@ pub struct Journal {
     /// Signalled when a generation's in-flight count reaches 0.
     drained: Condvar,
     /// Held by the flush leader only (so never contended).
-    file: Mutex<LogFile>,
+    file: Mutex<Files>,
 }
 
 /// A commit's place in the journal: give it back with [`Journal::published`].
@@ -141,9 +171,10 @@ fn name(no: u64) -> String {
 }
 
 impl Journal {
-    /// Starts journal file `no` in `disk` (recovery replayed everything before it).
+    /// Starts journal file `no` (and its successor) in `disk`; recovery replayed everything
+    /// before it.
     pub fn start(disk: Arc<Disk>, config: JournalConfig, no: u64) -> Result<Journal> {
-        let file = new_file(&disk, no)?;
+        let file = Files { active: new_file(&disk, no)?, next: new_file(&disk, no + 1)? };
         Ok(Journal {
             disk,
             config,
@@ -300,7 +331,8 @@ impl Journal {
 
     /// The leader's I/O.
     fn flush(&self, batch: &[u8], sync: bool, rotate: bool) -> Flush {
-        let mut f = self.file.lock();
+        let mut files = self.file.lock();
+        let f = &mut files.active;
         let fname = name(f.no);
         if !batch.is_empty() {
             let out = self
@@ -328,10 +360,11 @@ impl Journal {
                     return Flush::Broken(e);
                 }
             }
-            match new_file(&self.disk, f.no + 1) {
+            // The successor of the new file exists before anything is written to it.
+            match new_file(&self.disk, files.next.no + 1) {
                 Ok(file) => {
-                    *f = file;
-                    next = Some(Ok(f.no));
+                    files.active = std::mem::replace(&mut files.next, file);
+                    next = Some(Ok(files.active.no));
                 }
                 // Appending to the old file goes on; a checkpoint that wanted the new one fails.
                 Err(e) => next = rotate.then_some(Err(e)),
@@ -387,7 +420,7 @@ fn new_file(disk: &Disk, no: u64) -> Result<LogFile> {
     let fname = name(no);
     let mut header = Vec::new();
     let mut p = Put::default();
-    p.u64(LOG_MAGIC).u32(VERSION).u64(no);
+    p.u64(LOG_MAGIC).u32(LOG_VERSION).u64(no);
     write_frame(&mut header, &p.0);
     let mut file = disk.create(&fname)?;
     disk.write_all(&mut file, &fname, &header)?;
@@ -396,50 +429,269 @@ fn new_file(disk: &Disk, no: u64) -> Result<LogFile> {
     Ok(LogFile { file, no, len: header.len() as u64 })
 }
 
-/// Replays the journal files from number `from` on, calling `apply` with each record in order;
-/// returns the number the next file should take. A torn tail of the last file (a frame cut
-/// short or failing its checksum, as a crash mid-write leaves it) ends the replay and is cut
-/// off; the same damage in an earlier file, or a missing file, is corruption.
-pub fn replay(disk: &Disk, from: u64, mut apply: impl FnMut(&[u8], &str) -> Result<()>) -> Result<u64> {
+/// What [`replay`] found.
+#[derive(Debug, Default)]
+pub struct Replayed {
+    /// The number the journal continues with ([`Journal::start`]).
+    pub next: u64,
+    /// With salvage: one message per damage, saying what was dropped.
+    pub salvaged: Vec<String>,
+}
+
+/// Damage that is not a torn tail.
+enum Damage {
+    /// File `no` does not exist, though `why` says it should.
+    Missing { no: u64, why: &'static str },
+    /// File `no` is damaged from offset `at` on.
+    Corrupt { no: u64, at: u64, why: &'static str },
+}
+
+/// How one file's replay ended.
+enum FileEnd {
+    /// All its records replayed (a torn tail cut); whether its successor must exist.
+    Done { promises_next: bool },
+    /// The newest file never got its header (a crash while creating it): it holds nothing.
+    Blank,
+    Damaged(Damage),
+}
+
+/// Replays the journal files from number `from` on, calling `apply` with each record in order.
+/// `from_exists`: the checkpoint says the journal created file `from`. A torn tail is cut
+/// off silently; other damage is `WT_TRY_SALVAGE` naming the file and offset, unless
+/// `salvage`: then the records before it are kept, the journal is cut there (later files are
+/// removed) and a message says what was dropped.
+pub fn replay(
+    disk: &Disk,
+    from: u64,
+    from_exists: bool,
+    salvage: bool,
+    mut apply: impl FnMut(&[u8], &str) -> Result<()>,
+) -> Result<Replayed> {
     let files: Vec<u64> = disk.numbered(LOG_PREFIX)?.into_iter().filter(|&n| n >= from).collect();
-    if let Some(&first) = files.first() {
-        if first != from {
-            return Err(corrupt(&disk.show(&name(from)), "journal file missing"));
-        }
-    }
+    let mut out = Replayed { next: from, salvaged: Vec::new() };
+    // Whether the file before the current one holds records (so the current one must exist).
+    let mut promised = from_exists;
+    let mut expected = from;
     for (i, &no) in files.iter().enumerate() {
-        let fname = name(no);
-        let shown = disk.show(&fname);
-        if i > 0 && files[i - 1] + 1 != no {
-            return Err(corrupt(&disk.show(&name(files[i - 1] + 1)), "journal file missing"));
+        if no != expected {
+            let why = if i == 0 { "the checkpoint continues from it" } else { "the file before it holds records" };
+            let damage = Damage::Missing { no: expected, why: if promised { why } else { "later journal files exist" } };
+            return salvage_or_fail(disk, &files, damage, salvage, out);
         }
-        let last = i + 1 == files.len();
-        let file = OpenOptions::new().read(true).write(true).open(disk.path(&fname)).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
-        let mut r = FrameReader::new(BufReader::new(&file));
-        let mut header = true;
-        loop {
-            let next = r.next_frame().map_err(|e| Error::io(format!("{shown}: read"), &e))?;
-            match next {
-                Next::Frame(payload) if header => {
-                    let mut t = Take::new(&payload, &shown);
-                    check_header(&mut t, &shown, super::journal::LOG_MAGIC)?;
-                    if t.u64()? != no {
-                        return Err(corrupt(&shown, "journal file number does not match its name"));
+        let newest = i + 1 == files.len();
+        match replay_file(disk, no, newest && !promised, &files[i + 1..], &mut apply)? {
+            FileEnd::Done { promises_next } => promised = promises_next,
+            FileEnd::Blank => {
+                // Created again by `Journal::start`.
+                out.next = no;
+                return Ok(out);
+            }
+            FileEnd::Damaged(damage) => return salvage_or_fail(disk, &files, damage, salvage, out),
+        }
+        expected = no + 1;
+    }
+    if promised {
+        let why = if files.is_empty() { "the checkpoint continues from it" } else { "the file before it holds records" };
+        return salvage_or_fail(disk, &files, Damage::Missing { no: expected, why }, salvage, out);
+    }
+    out.next = expected;
+    Ok(out)
+}
+
+/// Refuses to open for `damage`, or with `salvage` cuts the journal there: removes every
+/// later file (newest first), then truncates the damaged file, and reports it.
+fn salvage_or_fail(disk: &Disk, files: &[u64], damage: Damage, salvage: bool, mut out: Replayed) -> Result<Replayed> {
+    let (no, at) = match damage {
+        Damage::Missing { no, .. } => (no, None),
+        Damage::Corrupt { no, at, .. } => (no, Some(at)),
+    };
+    let shown = disk.show(&name(no));
+    let text = match damage {
+        Damage::Missing { why, .. } => format!("{shown}: journal file missing ({why})"),
+        Damage::Corrupt { at, why, .. } => format!("{shown}: journal corrupted at offset {at}: {why}"),
+    };
+    if !salvage {
+        return Err(Error::new(Kind::TrySalvage, format!("{text}; open with salvage=true to keep the records before it")));
+    }
+    // Later files first: a crash part-way leaves damage a later open still sees.
+    let later: Vec<u64> = files.iter().copied().filter(|&n| n > no).collect();
+    for &n in later.iter().rev() {
+        disk.remove(&name(n))?;
+    }
+    let mut report = match at {
+        None => format!("{text}: salvage kept the records before it"),
+        Some(at) => {
+            let path = disk.path(&name(no));
+            let file = OpenOptions::new().write(true).open(&path).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
+            let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
+            file.set_len(at).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
+            file.sync_all().map_err(|e| Error::io(format!("{shown}: fsync"), &e))?;
+            format!("{text}: salvage truncated the file at offset {at}, dropping {} bytes", size.saturating_sub(at))
+        }
+    };
+    if !later.is_empty() {
+        let names: Vec<String> = later.iter().map(|&n| name(n)).collect();
+        report.push_str(&format!(" and the later journal files {}", names.join(", ")));
+    }
+    disk.sync_dir()?;
+    out.salvaged.push(report);
+    // A file cut to nothing (its header was damaged) is created again; after a missing file,
+    // the journal continues with that number.
+    out.next = match at {
+        Some(at) if at > 0 => no + 1,
+        _ => no,
+    };
+    Ok(out)
+}
+
+/// Replays journal file `no`. `blank_ok`: it is the newest file and nothing requires it, so a
+/// missing header means a crash while creating it. `later`: the numbers of the files after it.
+fn replay_file(
+    disk: &Disk,
+    no: u64,
+    blank_ok: bool,
+    later: &[u64],
+    apply: &mut impl FnMut(&[u8], &str) -> Result<()>,
+) -> Result<FileEnd> {
+    let fname = name(no);
+    let shown = disk.show(&fname);
+    let file = OpenOptions::new().read(true).write(true).open(disk.path(&fname)).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
+    let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
+    let read_err = |e: std::io::Error| Error::io(format!("{shown}: read"), &e);
+    if blank_ok && (size < HEADER_FRAME_LEN || zeros(&file, 0, size).map_err(read_err)?) {
+        return Ok(FileEnd::Blank);
+    }
+    let mut r = FrameReader::new(BufReader::new(&file), size);
+    let header_damaged = FileEnd::Damaged(Damage::Corrupt { no, at: 0, why: "the header frame is damaged" });
+    let version = match r.next_frame().map_err(read_err)? {
+        Next::Frame(payload) => {
+            let mut t = Take::new(&payload, &shown);
+            let version = match check_header(&mut t, &shown, LOG_MAGIC, 1..=LOG_VERSION) {
+                Ok(v) => v,
+                Err(e) if e.kind() == Kind::TrySalvage => return Ok(header_damaged),
+                Err(e) => return Err(e),
+            };
+            if t.u64().ok() != Some(no) || !t.is_empty() {
+                return Ok(header_damaged);
+            }
+            version
+        }
+        _ => return Ok(header_damaged),
+    };
+    let mut records = 0;
+    loop {
+        let at = r.good;
+        match r.next_frame().map_err(read_err)? {
+            Next::Frame(payload) => match apply(&payload, &shown) {
+                Ok(()) => records += 1,
+                Err(e) if e.kind() == Kind::TrySalvage => {
+                    return Ok(FileEnd::Damaged(Damage::Corrupt { no, at, why: "a record does not decode" }))
+                }
+                Err(e) => return Err(e),
+            },
+            Next::End => break,
+            Next::Truncated { .. } | Next::Mismatch => {
+                let why = match after_damage(&file, at, size).map_err(read_err)? {
+                    Some(why) => why,
+                    None if later_hold_records(disk, later)? => "a damaged record before records in later journal files",
+                    None => {
+                        // A torn tail: what follows the last whole frame never committed.
+                        file.set_len(at).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
+                        file.sync_all().map_err(|e| Error::io(format!("{shown}: fsync"), &e))?;
+                        break;
                     }
-                    header = false;
-                }
-                Next::Frame(payload) => apply(&payload, &shown)?,
-                Next::End => break,
-                Next::Truncated { .. } | Next::Mismatch if last => {
-                    // A torn tail: what follows the last whole frame never committed.
-                    file.set_len(r.good).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
-                    file.sync_all().map_err(|e| Error::io(format!("{shown}: fsync"), &e))?;
-                    break;
-                }
-                Next::Truncated { .. } => return Err(corrupt(&shown, "journal file truncated before a later one")),
-                Next::Mismatch => return Err(corrupt(&shown, "checksum mismatch in a journal record")),
+                };
+                return Ok(FileEnd::Damaged(Damage::Corrupt { no, at, why }));
             }
         }
     }
-    Ok(files.last().map_or(from, |&n| n + 1))
+    Ok(FileEnd::Done { promises_next: version >= 2 && records > 0 })
+}
+
+/// Whether any of the journal files `later` holds more than its header.
+fn later_hold_records(disk: &Disk, later: &[u64]) -> Result<bool> {
+    for &n in later {
+        let shown = disk.show(&name(n));
+        let size = std::fs::metadata(disk.path(&name(n))).map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
+        if size > HEADER_FRAME_LEN {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Bytes read at a time while looking past a damaged frame.
+const WINDOW: u64 = 1 << 20;
+/// Payload bytes checksummed while looking for a valid frame after a damaged one; past this,
+/// the damage is treated as corruption (salvage still recovers the same records).
+const SCAN_BUDGET: u64 = 256 << 20;
+
+/// What follows a damaged frame at `at` of a file of `size` bytes: `None` when it looks like a
+/// torn write (nothing but zeros after the frame's extent, no valid frame starting inside
+/// it), otherwise why it is corruption.
+fn after_damage(file: &File, at: u64, size: u64) -> std::io::Result<Option<&'static str>> {
+    let mut header = [0u8; HEADER_LEN];
+    let end = if size - at >= HEADER_LEN as u64 {
+        file.read_exact_at(&mut header, at)?;
+        let len = u64::from(u32::from_le_bytes([header[0], header[1], header[2], header[3]]));
+        (at + HEADER_LEN as u64).saturating_add(len).min(size)
+    } else {
+        size
+    };
+    if !zeros(file, end, size)? {
+        return Ok(Some("a damaged record followed by more data"));
+    }
+    let mut budget = SCAN_BUDGET;
+    let mut window: Vec<u8> = Vec::new();
+    let mut window_at = at + 1;
+    let mut o = at + 1;
+    while o + HEADER_LEN as u64 <= size {
+        if o + HEADER_LEN as u64 > window_at + window.len() as u64 {
+            window_at = o;
+            window = read_at(file, o, WINDOW.min(size - o))?;
+        }
+        let i = (o - window_at) as usize;
+        let mut head = [0u8; HEADER_LEN];
+        head.copy_from_slice(&window[i..i + HEADER_LEN]);
+        let len = u64::from(u32::from_le_bytes([head[0], head[1], head[2], head[3]]));
+        if len <= size - o - HEADER_LEN as u64 {
+            let start = i + HEADER_LEN;
+            let found = if start as u64 + len <= window.len() as u64 {
+                checksum_matches(&head, &window[start..start + len as usize])
+            } else {
+                checksum_matches(&head, &read_at(file, o + HEADER_LEN as u64, len)?)
+            };
+            if found {
+                return Ok(Some("a damaged record followed by valid ones"));
+            }
+            budget = budget.saturating_sub(len + HEADER_LEN as u64);
+            if budget == 0 {
+                return Ok(Some("a damaged record followed by more data than a torn write leaves"));
+            }
+        }
+        o += 1;
+    }
+    Ok(None)
+}
+
+/// `len` bytes of `file` from `at` (the caller bounds `len` by the file's size).
+fn read_at(file: &File, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; len as usize];
+    file.read_exact_at(&mut buf, at)?;
+    Ok(buf)
+}
+
+/// Whether bytes `from..to` of `file` are all zero.
+fn zeros(file: &File, from: u64, to: u64) -> std::io::Result<bool> {
+    let mut buf = vec![0u8; WINDOW.min(to.saturating_sub(from)) as usize];
+    let mut at = from;
+    while at < to {
+        let n = (to - at).min(buf.len() as u64) as usize;
+        file.read_exact_at(&mut buf[..n], at)?;
+        if buf[..n].iter().any(|&b| b != 0) {
+            return Ok(false);
+        }
+        at += n as u64;
+    }
+    Ok(true)
 }

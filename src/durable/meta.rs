@@ -4,6 +4,8 @@
 //! Tables carry a durable id that is never reused, so journal records and checkpoint sections
 //! of a dropped table are recognised (and skipped) even if a table of the same name exists now.
 
+use std::ops::RangeInclusive;
+
 use crate::error::{Error, Result};
 use crate::schema::TableSpec;
 
@@ -12,8 +14,9 @@ use super::frame::{corrupt, write_frame, FrameReader, Next, Put, Take};
 
 /// First field of every file's header frame, one per kind of file.
 pub const META_MAGIC: u64 = u64::from_le_bytes(*b"ULmeta\0\0");
-/// The layout version written (and the only one read).
-pub const VERSION: u32 = 1;
+/// The layout version of `unlatched.meta` written (and the only one read). Each kind of file
+/// has its own: see `checkpoint::CKPT_VERSION` and `journal::LOG_VERSION`.
+pub const META_VERSION: u32 = 1;
 
 /// The table list.
 #[derive(Debug, Default)]
@@ -24,23 +27,29 @@ pub struct Meta {
     pub tables: Vec<TableSpec>,
 }
 
-/// Checks the magic and version at the start of a header payload of `file`.
-pub fn check_header(t: &mut Take<'_>, file: &str, magic: u64) -> Result<()> {
+/// Checks the magic and version at the start of a header payload of `file`; returns the
+/// version, one of `versions` (a newer one is `ENOTSUP`).
+pub fn check_header(t: &mut Take<'_>, file: &str, magic: u64, versions: RangeInclusive<u32>) -> Result<u32> {
     if t.u64()? != magic {
         return Err(corrupt(file, "not a file of this kind (bad magic)"));
     }
     let version = t.u32()?;
-    if version != VERSION {
-        return Err(Error::unsupported(format!("{file}: layout version {version} (this build reads {VERSION})")));
+    if !versions.contains(&version) {
+        let reads = if versions.start() == versions.end() {
+            versions.start().to_string()
+        } else {
+            format!("{} to {}", versions.start(), versions.end())
+        };
+        return Err(Error::unsupported(format!("{file}: layout version {version} (this build reads {reads})")));
     }
-    Ok(())
+    Ok(version)
 }
 
 impl Meta {
     /// The file's bytes.
     pub fn encode(&self) -> Vec<u8> {
         let mut p = Put::default();
-        p.u64(META_MAGIC).u32(VERSION).u64(self.next_id).u32(self.tables.len() as u32);
+        p.u64(META_MAGIC).u32(META_VERSION).u64(self.next_id).u32(self.tables.len() as u32);
         for t in &self.tables {
             p.u64(t.id).str(&t.name).str(&t.key_format).str(&t.value_format).u32(t.columns.len() as u32);
             for c in &t.columns {
@@ -55,7 +64,7 @@ impl Meta {
 
     /// Parses the file's bytes; `file` names it in errors.
     pub fn decode(bytes: &[u8], file: &str) -> Result<Meta> {
-        let mut r = FrameReader::new(bytes);
+        let mut r = FrameReader::new(bytes, bytes.len() as u64);
         let payload = match r.next_frame().map_err(|e| Error::io(file, &e))? {
             Next::Frame(p) => p,
             Next::End => return Err(corrupt(file, "empty file")),
@@ -66,7 +75,7 @@ impl Meta {
             return Err(corrupt(file, "unexpected bytes after the table list"));
         }
         let mut t = Take::new(&payload, file);
-        check_header(&mut t, file, META_MAGIC)?;
+        check_header(&mut t, file, META_MAGIC, META_VERSION..=META_VERSION)?;
         let next_id = t.u64()?;
         let n = t.u32()?;
         let mut tables = Vec::new();

@@ -16,7 +16,9 @@
 //!
 //! # Recovery ([`Durable::open`])
 //! Loads the table list, then the newest checkpoint, then replays the journal from the file
-//! the checkpoint names, in order; a torn tail ends the replay. Recovered rows are written as
+//! the checkpoint names, in order; a torn tail ends the replay, other damage refuses the open
+//! (`WT_TRY_SALVAGE`) unless `salvage=true`, which keeps the records before it and reports
+//! what it dropped ([`journal::replay`]). Recovered rows are written as
 //! committed-before-everything versions (timestamps restart with each connection).
 
 pub mod background;
@@ -69,12 +71,14 @@ pub struct Durable {
 }
 
 /// What recovery found (tests and diagnostics).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Recovered {
     /// Rows loaded from the checkpoint.
     pub checkpoint_rows: u64,
     /// Journal records (transactions) replayed.
     pub records: u64,
+    /// With `salvage=true`: what was dropped from a damaged journal, one message per damage.
+    pub salvaged: Vec<String>,
 }
 
 impl Durable {
@@ -85,7 +89,16 @@ impl Durable {
         let home_disk = Arc::new(Disk::new(PathBuf::from(home)));
         let lock = HomeLock::take(&home_disk, home, create)?;
         home_disk.remove_temporaries()?;
-        let log_dir = Arc::new(Disk::new(PathBuf::from(home).join(cfg.str("log.path"))));
+        // Without its "." components, so that messages name files plainly.
+        let mut log_path: PathBuf = PathBuf::from(home)
+            .join(cfg.str("log.path"))
+            .components()
+            .filter(|c| *c != std::path::Component::CurDir)
+            .collect();
+        if log_path.as_os_str().is_empty() {
+            log_path = PathBuf::from(".");
+        }
+        let log_dir = Arc::new(Disk::new(log_path));
         let (meta, created) = match Meta::load(&home_disk)? {
             Some(_) if cfg.bool("exclusive") => {
                 return Err(Error::new(Kind::Exists, "WiredTiger database already exists and exclusive option configured"))
@@ -113,7 +126,7 @@ impl Durable {
                 recovered.checkpoint_rows += 1;
             }
         })?;
-        let next_log = journal::replay(&log_dir, header.replay_from, |record, file| {
+        let replayed = journal::replay(&log_dir, header.replay_from, header.journal_exists, cfg.bool("salvage"), |record, file| {
             for op in redo::decode(record, file)? {
                 match op {
                     Op::Put { table, key, value } => {
@@ -132,6 +145,8 @@ impl Durable {
             recovered.records += 1;
             Ok(())
         })?;
+        let next_log = replayed.next;
+        recovered.salvaged = replayed.salvaged;
         let journal = if cfg.bool("log.enabled") {
             std::fs::create_dir_all(log_dir.dir()).map_err(|e| Error::io(format!("{}: mkdir", log_dir.dir().display()), &e))?;
             let config = JournalConfig { file_max: cfg.int("log.file_max") as u64, remove: cfg.bool("log.remove") };
@@ -215,9 +230,9 @@ impl Durable {
     /// needs. Readers and writers keep running.
     pub fn checkpoint(&self, registry: &Registry, snapshot: impl FnOnce() -> ReadView) -> Result<()> {
         let mut last = self.last_checkpoint.lock();
-        let replay_from = match &self.journal {
-            Some(j) => j.rotate()?,
-            None => self.log_floor,
+        let (replay_from, journal_exists) = match &self.journal {
+            Some(j) => (j.rotate()?, true),
+            None => (self.log_floor, false),
         };
         let view = snapshot();
         // Listed after the snapshot: every table with records in older journal files is here.
@@ -225,7 +240,7 @@ impl Durable {
         tables.sort_by_key(|t| t.id());
         let list: Vec<(u64, &crate::store::Index)> = tables.iter().map(|t| (t.id(), t.index())).collect();
         let no = *last + 1;
-        checkpoint::write(&self.home, Header { no, replay_from, snapshot_ts: view.ts }, &list, view)?;
+        checkpoint::write(&self.home, Header { no, replay_from, snapshot_ts: view.ts, journal_exists }, &list, view)?;
         *last = no;
         for old in self.home.numbered(CKPT_PREFIX)?.into_iter().filter(|&n| n < no) {
             self.home.remove(&checkpoint::name(old))?;
@@ -276,7 +291,7 @@ impl Durable {
 /// Creates a new database's files: an empty first checkpoint, then the table list (written
 /// last: its presence marks a database).
 fn initialize(disk: &Disk) -> Result<Meta> {
-    checkpoint::write(disk, Header { no: 1, replay_from: 1, snapshot_ts: 0 }, &[], ReadView::LATEST)?;
+    checkpoint::write(disk, Header { no: 1, replay_from: 1, snapshot_ts: 0, journal_exists: false }, &[], ReadView::LATEST)?;
     let meta = Meta { next_id: 1, tables: Vec::new() };
     meta.store(disk)?;
     Ok(meta)

@@ -253,7 +253,8 @@ fn a_checkpoint_removes_journal_files_it_replaces() {
     }
     assert!(log_files(&dir).len() > 2, "file_max rotates: {:?}", log_files(&dir));
     a.s.checkpoint(&conn, None).unwrap();
-    assert_eq!(log_files(&dir).len(), 1);
+    // The file the checkpoint continues from, and its successor (created ahead).
+    assert_eq!(log_files(&dir).len(), 2);
     a.put("late", "1").unwrap();
     drop(a);
     crash(conn);
@@ -273,7 +274,7 @@ fn a_torn_tail_ends_replay_and_is_cut_off() {
         a.put("k2", "2").unwrap();
     }
     crash(conn);
-    let last = dir.join(format!("{LOG_PREFIX}{}", log_files(&dir).last().unwrap()));
+    let last = newest_log_with_records(&dir);
     let len = std::fs::metadata(&last).unwrap().len();
     // The last record loses its final byte: a write cut short by the crash.
     std::fs::OpenOptions::new().write(true).open(&last).unwrap().set_len(len - 1).unwrap();
@@ -506,4 +507,305 @@ fn background_checkpoints_follow_the_journal_size() {
         a.put(&format!("k{i}"), &value).unwrap();
     }
     wait_for_checkpoint(&dir, first + 1);
+}
+
+// ---- Damaged journals (issue 16, part 3) ----
+
+/// Every file of `dir` with its bytes, to put a damaged home back as it was.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Makes `dir` hold exactly the files of `snap` again.
+fn restore(dir: &Path, snap: &[(PathBuf, Vec<u8>)]) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::remove_file(&p).unwrap();
+        }
+    }
+    for (p, bytes) in snap {
+        std::fs::write(p, bytes).unwrap();
+    }
+}
+
+/// The journal file whose number is `no`.
+fn log_path(dir: &Path, no: u64) -> PathBuf {
+    dir.join(format!("{LOG_PREFIX}{no}"))
+}
+
+/// The newest journal file (the highest number).
+fn newest_log(dir: &Path) -> PathBuf {
+    log_path(dir, *log_files(dir).last().expect("a journal file"))
+}
+
+/// The newest journal file holding records (more than its header frame).
+fn newest_log_with_records(dir: &Path) -> PathBuf {
+    log_files(dir)
+        .into_iter()
+        .rev()
+        .map(|n| log_path(dir, n))
+        .find(|p| std::fs::metadata(p).unwrap().len() > 64)
+        .expect("a journal file with records")
+}
+
+/// The issue's scenario: 1,000 rows, a checkpoint, then 500 inserts and 34 removes, each
+/// committed with `sync=on`; the process dies without closing.
+fn acknowledged_then_killed(dir: &Path, config: &str) {
+    let conn = open(dir, &format!("create,{config}")).unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        for i in 0..1000 {
+            a.put(&format!("base{i:04}"), "b").unwrap();
+        }
+        a.s.checkpoint(&conn, None).unwrap();
+        for i in 0..500 {
+            a.txn(Some("sync=on"), &[(&format!("new{i:04}"), &i.to_string())]).unwrap();
+        }
+        for i in 0..34 {
+            a.s.begin_transaction(None).unwrap();
+            a.remove(&format!("base{i:04}")).unwrap();
+            a.s.commit_transaction(Some("sync=on")).unwrap();
+        }
+    }
+    crash(conn);
+}
+
+/// How many of the 500 inserts are present and how many of the 34 removed rows are back.
+fn count_acknowledged(conn: &Connection) -> (usize, usize) {
+    let mut a = S::new(conn, "a");
+    let inserts = (0..500).filter(|i| a.get(&format!("new{i:04}")).is_some()).count();
+    let back = (0..34).filter(|i| a.get(&format!("base{i:04}")).is_some()).count();
+    assert!((34..1000).all(|i| a.get(&format!("base{i:04}")).is_some()), "the checkpoint's rows");
+    (inserts, back)
+}
+
+fn xor_byte(path: &Path, at: u64) {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[at as usize] ^= 0x5a;
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Offsets of the frames of journal file `path` (its header frame first).
+fn frame_offsets(path: &Path) -> Vec<u64> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at + 8 <= bytes.len() {
+        out.push(at as u64);
+        at += 8 + u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    }
+    out
+}
+
+#[test]
+fn a_flipped_byte_in_the_journal_refuses_to_open_naming_the_file_and_offset() {
+    let dir = home();
+    acknowledged_then_killed(&dir, "log=(enabled=true)");
+    let good = snapshot(&dir);
+    let data = newest_log_with_records(&dir);
+    let frames = frame_offsets(&data);
+    let len = std::fs::metadata(&data).unwrap().len();
+    let middle_frame = frames[frames.len() / 2];
+    // The header frame, the first records, the middle of the file, a frame in the middle (its
+    // length and checksum fields), all followed by valid frames.
+    let mut cases: Vec<(PathBuf, u64)> = [0, 3, 9, 20, 40, 77, 100, len / 2, middle_frame, middle_frame + 1, middle_frame + 5]
+        .into_iter()
+        .map(|at| (data.clone(), at))
+        .collect();
+    // The header of the newest journal file, when that is not the one with the records.
+    let newest = newest_log(&dir);
+    if newest != data {
+        let newest_len = std::fs::metadata(&newest).unwrap().len();
+        cases.extend([0, 4, newest_len / 2, newest_len - 1].map(|at| (newest.clone(), at)));
+    }
+    for (path, at) in cases {
+        xor_byte(&path, at);
+        let e = open(&dir, "log=(enabled=true)").err().unwrap_or_else(|| panic!("{} flipped at {at} opened", path.display()));
+        assert_eq!(e.kind(), Kind::TrySalvage, "flip at {at}: {e}");
+        let text = e.messages().next().unwrap().to_string();
+        assert!(text.contains(path.to_str().unwrap()), "flip at {at}: {text}");
+        assert!(text.contains("offset"), "flip at {at}: {text}");
+        restore(&dir, &good);
+    }
+    // Undamaged, everything acknowledged is there.
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    assert_eq!(count_acknowledged(&conn), (500, 0));
+}
+
+#[test]
+fn a_torn_or_zero_filled_tail_is_cut_silently() {
+    let dir = home();
+    acknowledged_then_killed(&dir, "log=(enabled=true)");
+    let good = snapshot(&dir);
+    let data = newest_log_with_records(&dir);
+    let len = std::fs::metadata(&data).unwrap().len();
+    let last = *frame_offsets(&data).last().unwrap();
+    let zeros = |path: &Path, from: u64, n: usize| {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        f.write_all_at(&vec![0u8; n], from).unwrap();
+    };
+    // (cut the file to, then zeros, whether the last remove survives)
+    for (cut, zero_fill, last_kept) in [
+        (len - 1, 0, false),
+        (last + 3, 0, false),
+        (last + 10, 0, false),
+        (last + 10, 4096, false),
+        (len, 4096, true),
+        (last, 100, false),
+    ] {
+        std::fs::OpenOptions::new().write(true).open(&data).unwrap().set_len(cut).unwrap();
+        if zero_fill > 0 {
+            zeros(&data, cut, zero_fill);
+        }
+        let conn = open(&dir, "log=(enabled=true)").unwrap_or_else(|e| panic!("cut at {cut}, {zero_fill} zeros: {e}"));
+        assert_eq!(conn.recovery_messages().len(), 0);
+        assert_eq!(count_acknowledged(&conn), (500, usize::from(!last_kept)), "cut at {cut}, {zero_fill} zeros");
+        crash(conn);
+        // The cut is durable: the next open finds a clean journal.
+        let conn = open(&dir, "log=(enabled=true)").unwrap();
+        assert_eq!(count_acknowledged(&conn), (500, usize::from(!last_kept)));
+        drop(conn);
+        restore(&dir, &good);
+    }
+}
+
+#[test]
+fn a_deleted_journal_file_refuses_to_open() {
+    let dir = home();
+    acknowledged_then_killed(&dir, "log=(enabled=true)");
+    let good = snapshot(&dir);
+    let data = newest_log_with_records(&dir);
+    for path in [newest_log(&dir), data.clone()] {
+        std::fs::remove_file(&path).unwrap();
+        let e = open(&dir, "log=(enabled=true)").err().unwrap_or_else(|| panic!("{} deleted, yet it opened", path.display()));
+        assert_eq!(e.kind(), Kind::TrySalvage, "{e}");
+        assert!(e.messages().next().unwrap().contains("missing"), "{e}");
+        restore(&dir, &good);
+    }
+    // Every journal file gone.
+    for n in log_files(&dir) {
+        std::fs::remove_file(log_path(&dir, n)).unwrap();
+    }
+    assert_eq!(open(&dir, "log=(enabled=true)").err().unwrap().kind(), Kind::TrySalvage);
+    restore(&dir, &good);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    assert_eq!(count_acknowledged(&conn), (500, 0));
+}
+
+#[test]
+fn the_newest_of_several_journal_files_deleted_refuses_to_open() {
+    let dir = home();
+    // 100KB files: the 534 commits with 500-byte values fill several.
+    let conn = open(&dir, "create,log=(enabled=true,file_max=100KB)").unwrap();
+    let value = "v".repeat(500);
+    {
+        let mut a = S::new(&conn, "a");
+        a.put("first", "1").unwrap();
+        a.s.checkpoint(&conn, None).unwrap();
+        for i in 0..534 {
+            a.txn(Some("sync=on"), &[(&format!("k{i:04}"), &value)]).unwrap();
+        }
+    }
+    crash(conn);
+    assert!(log_files(&dir).len() >= 3, "{:?}", log_files(&dir));
+    let good = snapshot(&dir);
+    for path in [newest_log(&dir), newest_log_with_records(&dir)] {
+        std::fs::remove_file(&path).unwrap();
+        let e = open(&dir, "log=(enabled=true)").err().unwrap_or_else(|| panic!("{} deleted, yet it opened", path.display()));
+        assert_eq!(e.kind(), Kind::TrySalvage, "{e}");
+        restore(&dir, &good);
+    }
+    // A flipped byte in an older file is corruption too, not a torn tail.
+    let older = log_path(&dir, log_files(&dir)[0]);
+    let frames = frame_offsets(&older);
+    xor_byte(&older, frames[frames.len() - 1] + 20);
+    assert_eq!(open(&dir, "log=(enabled=true)").err().unwrap().kind(), Kind::TrySalvage);
+    restore(&dir, &good);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    assert!((0..534).all(|i| a.get(&format!("k{i:04}")).is_some()));
+}
+
+#[test]
+fn salvage_recovers_the_valid_prefix_and_reports_what_it_dropped() {
+    let dir = home();
+    acknowledged_then_killed(&dir, "log=(enabled=true)");
+    let good = snapshot(&dir);
+    // A healthy database opens normally with salvage=true, reporting nothing.
+    let conn = open(&dir, "log=(enabled=true),salvage=true").unwrap();
+    assert_eq!(conn.recovery_messages().len(), 0);
+    assert_eq!(count_acknowledged(&conn), (500, 0));
+    crash(conn);
+    restore(&dir, &good);
+
+    let data = newest_log_with_records(&dir);
+    let frames = frame_offsets(&data);
+    // Frame 0 is the header; insert i is frame i + 1 (the base rows are in the checkpoint).
+    let damaged = frames[1 + 250];
+    xor_byte(&data, damaged + 12);
+    assert_eq!(open(&dir, "log=(enabled=true)").err().unwrap().kind(), Kind::TrySalvage);
+    let conn = open(&dir, "log=(enabled=true),salvage=true").unwrap();
+    let messages = conn.recovery_messages().to_vec();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(messages[0].contains(data.to_str().unwrap()) && messages[0].contains(&damaged.to_string()), "{messages:?}");
+    // The records before the damaged one are back; the ones from it on are dropped.
+    assert_eq!(count_acknowledged(&conn), (250, 34));
+    {
+        let mut a = S::new(&conn, "a");
+        a.put("after", "salvage").unwrap();
+    }
+    crash(conn);
+    // The journal was cut at the damage: a plain open works and keeps the salvaged state.
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    assert_eq!(count_acknowledged(&conn), (250, 34));
+    assert_eq!(S::new(&conn, "a").get("after").as_deref(), Some("salvage"));
+    drop(conn);
+
+    // A deleted journal file: salvage opens with what is there and says so.
+    restore(&dir, &good);
+    let newest = newest_log(&dir);
+    std::fs::remove_file(&newest).unwrap();
+    let conn = open(&dir, "log=(enabled=true),salvage=true").unwrap();
+    assert_eq!(conn.recovery_messages().len(), 1);
+    assert!(conn.recovery_messages()[0].contains("missing"), "{:?}", conn.recovery_messages());
+    drop(conn);
+    open(&dir, "log=(enabled=true)").unwrap();
+
+    // A damaged checkpoint is not salvaged (yet): still WT_TRY_SALVAGE.
+    restore(&dir, &good);
+    let ckpt = dir.join(super::checkpoint::name(newest_checkpoint(&dir)));
+    xor_byte(&ckpt, 30);
+    assert_eq!(open(&dir, "log=(enabled=true),salvage=true").err().unwrap().kind(), Kind::TrySalvage);
+}
+
+#[test]
+fn a_version_1_journal_makes_no_successor_promise() {
+    let dir = home();
+    acknowledged_then_killed(&dir, "log=(enabled=true)");
+    let data = newest_log_with_records(&dir);
+    let no: u64 = data.to_str().unwrap().rsplit('.').next().unwrap().parse().unwrap();
+    // The header a version-1 journal file has, and no successor file.
+    let mut bytes = std::fs::read(&data).unwrap();
+    let mut header = Vec::new();
+    let mut p = super::frame::Put::default();
+    p.u64(super::journal::LOG_MAGIC).u32(1).u64(no);
+    super::frame::write_frame(&mut header, &p.0);
+    bytes.splice(..header.len(), header);
+    std::fs::write(&data, bytes).unwrap();
+    std::fs::remove_file(newest_log(&dir)).unwrap();
+    assert_eq!(newest_log(&dir), data);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    assert_eq!(count_acknowledged(&conn), (500, 0));
 }
