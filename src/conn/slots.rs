@@ -14,6 +14,8 @@ pub struct SessionSlots {
 
 impl SessionSlots {
     /// Memory one slot's claim flag costs.
+    ///
+    /// cbindgen:ignore
     pub const BYTES_PER_SLOT: usize = size_of::<CachePadded<AtomicBool>>();
 
     /// `capacity` slots, all free.

@@ -1,19 +1,21 @@
-//! Checkpoint files `unlatched.ckpt.N`: every table's rows as one snapshot sees them.
+//! Checkpoint files `unlatched.ckpt.N`: where every table's tree stood at one snapshot.
 //!
 //! Layout, all frames: a header (`magic`, `version`, `N`, the journal file recovery replays
 //! from, the snapshot's timestamp, and from version 2 a flag: the journal created that file
-//! before the checkpoint was written, so recovery requires it), then per table a `TABLE id` frame followed by `ROWS` frames
-//! (`count`, then `key`, `value` pairs in key order), and an `END` frame with the numbers of
-//! tables and rows. A file is written under a temporary name, synced, and renamed into place,
-//! so a checkpoint file that exists is complete; a missing `END`, a short file or a failed
-//! checksum is corruption, reported naming the file.
+//! before the checkpoint was written, so recovery requires it), then per table a `TREE` frame
+//! (`id`, then the tree's record: its root and its file's free space, see
+//! [`TreeRecord`]), and an `END` frame with the number of tables. Versions 1 and 2 held every
+//! row instead (a `TABLE id` frame followed by `ROWS` frames of `count`, then `key`, `value`
+//! pairs); they are still read, their rows handed to the caller. A file is written under a
+//! temporary name, synced, and renamed into place, so a checkpoint file that exists is
+//! complete; a missing `END`, a short file or a failed checksum is corruption, reported naming
+//! the file.
 
+use std::collections::HashMap;
 use std::io::BufReader;
 
-use scc::Guard;
-
+use crate::btree::tree::TreeRecord;
 use crate::error::{Error, Result};
-use crate::store::{Index, ReadView, Seek};
 
 use super::disk::{Disk, CKPT_PREFIX, TMP_SUFFIX};
 use super::frame::{corrupt, write_frame, FrameReader, Next, Put, Take};
@@ -21,17 +23,13 @@ use super::meta::check_header;
 
 /// First field of a checkpoint file's header frame.
 pub const CKPT_MAGIC: u64 = u64::from_le_bytes(*b"ULckpt\0\0");
-/// The layout version written. Version 1 (read too) has no `journal_exists` flag.
-pub const CKPT_VERSION: u32 = 2;
+/// The layout version written. Version 1 (read too) has no `journal_exists` flag; versions 1
+/// and 2 hold rows rather than trees.
+pub const CKPT_VERSION: u32 = 3;
 const TABLE: u8 = 1;
 const ROWS: u8 = 2;
 const END: u8 = 3;
-/// Rows read under one epoch guard (a long scan must not hold back reclamation for long).
-const ROWS_PER_GUARD: usize = 1024;
-/// A `ROWS` frame is closed past this many payload bytes.
-const FRAME_BYTES: usize = 256 << 10;
-/// Bytes gathered before a write.
-const WRITE_BYTES: usize = 1 << 20;
+const TREE: u8 = 4;
 
 /// The name of checkpoint file `no`.
 pub fn name(no: u64) -> String {
@@ -52,56 +50,30 @@ pub struct Header {
     pub journal_exists: bool,
 }
 
-/// Streams frames into a file through a buffer.
-struct Out<'a> {
-    disk: &'a Disk,
-    file: std::fs::File,
-    name: String,
-    buf: Vec<u8>,
-}
-
-impl Out<'_> {
-    fn frame(&mut self, payload: &[u8]) -> Result<()> {
-        write_frame(&mut self.buf, payload);
-        if self.buf.len() >= WRITE_BYTES {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> Result<()> {
-        self.disk.write_all(&mut self.file, &self.name, &self.buf)?;
-        self.buf.clear();
-        Ok(())
-    }
-}
-
-/// Writes checkpoint `header.no` of `tables` (durable id, index) as `view` sees them; returns
-/// the number of rows written. On error the temporary file is removed and nothing changed.
-pub fn write(disk: &Disk, header: Header, tables: &[(u64, &Index)], view: ReadView) -> Result<u64> {
+/// Writes checkpoint `header.no` holding the trees' records (by durable table id). On error
+/// the temporary file is removed and nothing changed.
+pub fn write(disk: &Disk, header: Header, trees: &[(u64, TreeRecord)]) -> Result<()> {
     let final_name = name(header.no);
     let tmp = format!("{final_name}{TMP_SUFFIX}");
     let out = (|| {
-        let file = disk.create(&tmp)?;
-        let mut out = Out { disk, file, name: tmp.clone(), buf: Vec::with_capacity(WRITE_BYTES + FRAME_BYTES) };
+        let mut buf = Vec::new();
         let mut p = Put::default();
         p.u64(CKPT_MAGIC).u32(CKPT_VERSION).u64(header.no).u64(header.replay_from).u64(header.snapshot_ts);
         p.u8(u8::from(header.journal_exists));
-        out.frame(&p.0)?;
-        let mut total = 0;
-        for &(id, index) in tables {
+        write_frame(&mut buf, &p.0);
+        for (id, record) in trees {
             let mut p = Put::default();
-            p.u8(TABLE).u64(id);
-            out.frame(&p.0)?;
-            total += write_rows(&mut out, index, view)?;
+            p.u8(TREE).u64(*id);
+            record.put(&mut p.0);
+            write_frame(&mut buf, &p.0);
         }
         let mut p = Put::default();
-        p.u8(END).u32(tables.len() as u32).u64(total);
-        out.frame(&p.0)?;
-        out.flush()?;
-        disk.sync(&out.file, &tmp)?;
-        disk.rename(&tmp, &final_name)?;
-        Ok(total)
+        p.u8(END).u32(trees.len() as u32).u64(0);
+        write_frame(&mut buf, &p.0);
+        let mut file = disk.create(&tmp)?;
+        disk.write_all(&mut file, &tmp, &buf)?;
+        disk.sync(&file, &tmp)?;
+        disk.rename(&tmp, &final_name)
     })();
     if out.is_err() {
         let _ = disk.remove(&tmp);
@@ -109,58 +81,9 @@ pub fn write(disk: &Disk, header: Header, tables: &[(u64, &Index)], view: ReadVi
     out
 }
 
-/// One table's rows, in `ROWS` frames.
-fn write_rows(out: &mut Out<'_>, index: &Index, view: ReadView) -> Result<u64> {
-    let mut rows = Put::default();
-    let mut count = 0u32;
-    let mut total = 0;
-    // The last key written: each guard's batch resumes after it.
-    let mut after: Option<Vec<u8>> = None;
-    loop {
-        let guard = Guard::new();
-        let mut at = match &after {
-            None => index.first(view, &guard),
-            Some(k) => index.seek(k, Seek::Gt, view, &guard),
-        };
-        let mut batch = 0;
-        while let Some((k, v)) = at {
-            if count == 0 {
-                rows.u8(ROWS).u32(0);
-            }
-            rows.bytes(k).bytes(v);
-            count += 1;
-            total += 1;
-            if rows.0.len() >= FRAME_BYTES {
-                close_rows(out, &mut rows, &mut count)?;
-            }
-            batch += 1;
-            if batch == ROWS_PER_GUARD {
-                after = Some(k.to_vec());
-                break;
-            }
-            at = index.seek(k, Seek::Gt, view, &guard);
-        }
-        if batch < ROWS_PER_GUARD {
-            break;
-        }
-    }
-    close_rows(out, &mut rows, &mut count)?;
-    Ok(total)
-}
-
-fn close_rows(out: &mut Out<'_>, rows: &mut Put, count: &mut u32) -> Result<()> {
-    if *count == 0 {
-        return Ok(());
-    }
-    rows.0[1..5].copy_from_slice(&count.to_le_bytes());
-    out.frame(&rows.0)?;
-    rows.0.clear();
-    *count = 0;
-    Ok(())
-}
-
-/// Reads checkpoint `no`, calling `row(table id, key, value)` for every row; returns its header.
-pub fn load(disk: &Disk, no: u64, mut row: impl FnMut(u64, &[u8], &[u8])) -> Result<Header> {
+/// Reads checkpoint `no`: its header and the trees' records by table id; `row(table id, key,
+/// value)` is called for every row of a version 1 or 2 file.
+pub fn load(disk: &Disk, no: u64, mut row: impl FnMut(u64, &[u8], &[u8])) -> Result<(Header, HashMap<u64, TreeRecord>)> {
     let fname = name(no);
     let shown = disk.show(&fname);
     let file = std::fs::File::open(disk.path(&fname)).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
@@ -186,15 +109,23 @@ pub fn load(disk: &Disk, no: u64, mut row: impl FnMut(u64, &[u8], &[u8])) -> Res
         return Err(corrupt(&shown, "checkpoint number does not match its name"));
     }
     let (mut table, mut tables, mut rows) = (None, 0u32, 0u64);
+    let mut trees = HashMap::new();
     loop {
         let payload = next()?;
         let mut t = Take::new(&payload, &shown);
         match t.u8()? {
-            TABLE => {
+            TREE if version >= 3 => {
+                let id = t.u64()?;
+                let (record, rest) = TreeRecord::get(t.rest()).ok_or_else(|| corrupt(&shown, "damaged tree record"))?;
+                t = Take::new(rest, &shown);
+                trees.insert(id, record);
+                tables += 1;
+            }
+            TABLE if version < 3 => {
                 table = Some(t.u64()?);
                 tables += 1;
             }
-            ROWS => {
+            ROWS if version < 3 => {
                 let id = table.ok_or_else(|| corrupt(&shown, "rows before any table"))?;
                 for _ in 0..t.u32()? {
                     let (k, v) = (t.bytes()?, t.bytes()?);
@@ -209,7 +140,7 @@ pub fn load(disk: &Disk, no: u64, mut row: impl FnMut(u64, &[u8], &[u8])) -> Res
                 if !t.is_empty() || r.next_frame().map_err(|e| Error::io(format!("{shown}: read"), &e))? != Next::End {
                     return Err(corrupt(&shown, "unexpected bytes after the end of the checkpoint"));
                 }
-                return Ok(header);
+                return Ok((header, trees));
             }
             _ => return Err(corrupt(&shown, "unknown checkpoint record")),
         }

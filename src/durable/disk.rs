@@ -16,6 +16,8 @@ pub const LOCK_FILE: &str = "WiredTiger.lock";
 pub const META_FILE: &str = "unlatched.meta";
 /// Prefix of checkpoint files (`unlatched.ckpt.N`).
 pub const CKPT_PREFIX: &str = "unlatched.ckpt.";
+/// Prefix of table files (`unlatched.table.ID`): each table's tree.
+pub const TREE_PREFIX: &str = "unlatched.table.";
 /// Prefix of journal files (`unlatched.log.N`).
 pub const LOG_PREFIX: &str = "unlatched.log.";
 /// Suffix of files being written (ignored and removed at open).

@@ -207,6 +207,11 @@ impl<'a> Take<'a> {
         std::str::from_utf8(self.bytes()?).map_err(|_| corrupt(file, "a name is not UTF-8"))
     }
 
+    /// What is left of the payload (taken: the payload is used up afterwards).
+    pub fn rest(&mut self) -> &'a [u8] {
+        std::mem::take(&mut self.buf)
+    }
+
     /// Whether the payload is used up.
     pub fn is_empty(&self) -> bool {
         self.buf.is_empty()

@@ -43,10 +43,12 @@ use crate::config::Config;
 use crate::error::{Error, Kind, Result};
 use crate::schema::{Registry, Table, TableSpec};
 use crate::store::ReadView;
+use crate::btree::block::BlockFile;
+use crate::btree::tree::{Limits, Tree, TreeRecord};
 use crate::txn::Txn;
 
 use checkpoint::Header;
-use disk::{Disk, HomeLock, CKPT_PREFIX, LOG_PREFIX};
+use disk::{Disk, HomeLock, CKPT_PREFIX, LOG_PREFIX, TREE_PREFIX};
 use journal::{Journal, JournalConfig, JournalStats, Wakeup};
 use meta::Meta;
 use redo::{Op, Redo, SyncDefault};
@@ -109,23 +111,30 @@ impl Durable {
             }
             None => (initialize(&home_disk)?, true),
         };
-        let mut by_id: HashMap<u64, Arc<Table>> = HashMap::new();
-        for spec in &meta.tables {
-            registry.create(spec.clone(), false)?;
-            let table = registry.get(&spec.name).ok_or_else(|| Error::new(Kind::Generic, "recovered table vanished"))?;
-            by_id.insert(spec.id, table);
-        }
         let mut recovered = Recovered::default();
         let newest = *home_disk
             .numbered(CKPT_PREFIX)?
             .last()
             .ok_or_else(|| frame::corrupt(&home_disk.show(&checkpoint::name(1)), "no checkpoint file"))?;
-        let header = checkpoint::load(&home_disk, newest, |id, k, v| {
+        // Rows of a checkpoint of the older layout, loaded once the tables exist.
+        let mut rows: Vec<(u64, Vec<u8>, Vec<u8>)> = Vec::new();
+        let (header, mut trees) = checkpoint::load(&home_disk, newest, |id, k, v| rows.push((id, k.to_vec(), v.to_vec())))?;
+        let mut by_id: HashMap<u64, Arc<Table>> = HashMap::new();
+        for spec in &meta.tables {
+            // A table created after the checkpoint starts from an empty tree (its rows are in
+            // the journal); any other is opened as the checkpoint left it.
+            let tree = open_tree(&home_disk, spec.id, trees.remove(&spec.id))?;
+            registry.insert(Table::on_disk(spec.clone(), tree)?, false)?;
+            let table = registry.get(&spec.name).ok_or_else(|| Error::new(Kind::Generic, "recovered table vanished"))?;
+            by_id.insert(spec.id, table);
+        }
+        remove_orphan_trees(&home_disk, &meta)?;
+        for (id, k, v) in rows {
             if let Some(t) = by_id.get(&id) {
-                t.index().upsert(k, v);
+                t.index().upsert(&k, &v);
                 recovered.checkpoint_rows += 1;
             }
-        })?;
+        }
         let replayed = journal::replay(&log_dir, header.replay_from, header.journal_exists, cfg.bool("salvage"), |record, file| {
             for op in redo::decode(record, file)? {
                 match op {
@@ -136,8 +145,8 @@ impl Durable {
                     }
                     Op::Remove { table, key } => {
                         if let Some(t) = by_id.get(&table) {
-                            // Absent already: the checkpoint holds a later state of the key.
-                            let _ = t.index().remove(key);
+                            // Whatever the index holds: the key may be in the tree alone.
+                            t.index().upsert_removal(key);
                         }
                     }
                 }
@@ -206,11 +215,14 @@ impl Durable {
         }
         Table::new(spec.clone())?;
         spec.id = meta.next_id;
+        // The tree's file exists before the table list names it (an orphan left by a crash in
+        // between is removed at the next open).
+        let table = Table::on_disk(spec.clone(), open_tree(&self.home, spec.id, None)?)?;
         let mut next = Meta { next_id: meta.next_id + 1, tables: meta.tables.clone() };
-        next.tables.push(spec.clone());
+        next.tables.push(spec);
         next.store(&self.home)?;
         *meta = next;
-        registry.create(spec, exclusive)
+        registry.insert(table, exclusive)
     }
 
     /// `WT_SESSION::drop` of a table: gone from the table list once it returns. (If writing the
@@ -220,6 +232,11 @@ impl Durable {
         registry.drop_table(name)?;
         let next = Meta { next_id: meta.next_id, tables: meta.tables.iter().filter(|t| t.name != name).cloned().collect() };
         next.store(&self.home)?;
+        // Sessions may still hold the table (its file stays readable through their open
+        // descriptor until they let go).
+        for gone in meta.tables.iter().filter(|t| t.name == name) {
+            self.home.remove(&tree_file(gone.id))?;
+        }
         *meta = next;
         Ok(())
     }
@@ -228,7 +245,12 @@ impl Durable {
     /// journal has moved to a new file, so that the snapshot covers every transaction in the
     /// older ones), then removes the previous checkpoint and the journal files it no longer
     /// needs. Readers and writers keep running.
-    pub fn checkpoint(&self, registry: &Registry, snapshot: impl FnOnce() -> ReadView) -> Result<()> {
+    ///
+    /// Each table's index is merged into its tree at the snapshot (so the checkpoint writes the
+    /// pages changed since the last one and the paths above them), then each tree's root and
+    /// free space go into the checkpoint file; `oldest` is the oldest snapshot still in use,
+    /// below which the merge lets history go.
+    pub fn checkpoint(&self, registry: &Registry, snapshot: impl FnOnce() -> ReadView, oldest: &dyn Fn() -> u64) -> Result<()> {
         let mut last = self.last_checkpoint.lock();
         let (replay_from, journal_exists) = match &self.journal {
             Some(j) => (j.rotate()?, true),
@@ -238,10 +260,22 @@ impl Durable {
         // Listed after the snapshot: every table with records in older journal files is here.
         let mut tables: Vec<Arc<Table>> = registry.tables().into_iter().filter(|t| !t.is_dropped()).collect();
         tables.sort_by_key(|t| t.id());
-        let list: Vec<(u64, &crate::store::Index)> = tables.iter().map(|t| (t.id(), t.index())).collect();
+        let mut records = Vec::with_capacity(tables.len());
+        let mut released = Vec::with_capacity(tables.len());
+        for table in &tables {
+            let Some(tree) = table.tree() else { continue };
+            table.layers().merge(view.ts, oldest)?;
+            let (record, pending) = tree.checkpoint()?;
+            records.push((table.id(), record));
+            released.push((tree, pending));
+        }
         let no = *last + 1;
-        checkpoint::write(&self.home, Header { no, replay_from, snapshot_ts: view.ts, journal_exists }, &list, view)?;
+        checkpoint::write(&self.home, Header { no, replay_from, snapshot_ts: view.ts, journal_exists }, &records)?;
         *last = no;
+        // Durable: the blocks only the previous checkpoint used are free now.
+        for (tree, pending) in released {
+            tree.checkpoint_durable(&pending);
+        }
         for old in self.home.numbered(CKPT_PREFIX)?.into_iter().filter(|&n| n < no) {
             self.home.remove(&checkpoint::name(old))?;
         }
@@ -260,7 +294,8 @@ impl Durable {
     /// pinned in its slot while the checkpoint writes.
     pub fn checkpoint_in(&self, registry: &Registry, txn: &mut Txn) -> Result<()> {
         txn.reset_snapshot()?;
-        let out = self.checkpoint(registry, || txn.read_view());
+        let oldest = txn.oldest();
+        let out = self.checkpoint(registry, || txn.read_view(), &|| oldest);
         txn.reset_snapshot()?;
         out
     }
@@ -279,7 +314,7 @@ impl Durable {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
-        self.checkpoint(registry, || ReadView::LATEST)
+        self.checkpoint(registry, || ReadView::LATEST, &|| crate::store::TS_LATEST)
     }
 
     /// Skips the final checkpoint, as if the process died here (tests of recovery).
@@ -291,8 +326,33 @@ impl Durable {
 /// Creates a new database's files: an empty first checkpoint, then the table list (written
 /// last: its presence marks a database).
 fn initialize(disk: &Disk) -> Result<Meta> {
-    checkpoint::write(disk, Header { no: 1, replay_from: 1, snapshot_ts: 0, journal_exists: false }, &[], ReadView::LATEST)?;
+    checkpoint::write(disk, Header { no: 1, replay_from: 1, snapshot_ts: 0, journal_exists: false }, &[])?;
     let meta = Meta { next_id: 1, tables: Vec::new() };
     meta.store(disk)?;
     Ok(meta)
+}
+
+/// The file of table `id`'s tree.
+fn tree_file(id: u64) -> String {
+    format!("{TREE_PREFIX}{id}")
+}
+
+/// Table `id`'s tree: as `record` (its last checkpoint) left it, or a new, empty one.
+fn open_tree(disk: &Arc<Disk>, id: u64, record: Option<TreeRecord>) -> Result<Tree> {
+    let name = tree_file(id);
+    Ok(match record {
+        Some(record) => Tree::open(BlockFile::open(disk, &name, record.space)?, record.root, Limits::default()),
+        None => Tree::create(BlockFile::create(disk, &name)?, Limits::default()),
+    })
+}
+
+/// Removes tree files of tables the table list does not name (a crash between creating the
+/// file and listing the table, or between a drop's list update and the file's removal).
+fn remove_orphan_trees(disk: &Disk, meta: &Meta) -> Result<()> {
+    for id in disk.numbered(TREE_PREFIX)? {
+        if !meta.tables.iter().any(|t| t.id == id) {
+            disk.remove(&tree_file(id))?;
+        }
+    }
+    Ok(())
 }

@@ -435,6 +435,8 @@ pub struct SlotStats {
 impl SlotStats {
     /// Memory one slot costs: its block (with the `Arc`'s counts), the pointer to it, and each
     /// reader's copy of it ([`Summer`]).
+    ///
+    /// cbindgen:ignore
     pub const BYTES_PER_SLOT: usize = size_of::<CachePadded<SessionStats>>()
         + 2 * size_of::<usize>()
         + size_of::<Arc<CachePadded<SessionStats>>>()

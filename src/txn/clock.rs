@@ -38,6 +38,8 @@ pub struct CommitClock {
 
 impl CommitClock {
     /// Memory one place in the ring costs.
+    ///
+    /// cbindgen:ignore
     pub const BYTES_PER_SLOT: usize = size_of::<CachePadded<AtomicU64>>();
 
     /// A clock for at most `sessions` concurrent committers.

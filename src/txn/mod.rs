@@ -103,6 +103,8 @@ pub struct TxnShared {
 impl TxnShared {
     /// Memory one session slot costs: its record and, at most, two places in the commit ring
     /// (rounded up to a power of two).
+    ///
+    /// cbindgen:ignore
     pub const BYTES_PER_SLOT: usize = Pins::BYTES_PER_SLOT + 2 * CommitClock::BYTES_PER_SLOT;
 
     /// The state for `sessions` session slots.

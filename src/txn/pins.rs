@@ -41,6 +41,8 @@ pub struct Pins {
 
 impl Pins {
     /// Memory one session slot's record costs.
+    ///
+    /// cbindgen:ignore
     pub const BYTES_PER_SLOT: usize = size_of::<CachePadded<Pin>>();
 
     /// Records for `capacity` session slots.

@@ -433,6 +433,12 @@ impl Txn {
         }
     }
 
+    /// The oldest read timestamp any session may still use (merges let go of history older
+    /// than it).
+    pub fn oldest(&self) -> u64 {
+        self.shared.oldest()
+    }
+
     // ----- writes --------------------------------------------------------------------------
 
     /// Writes `value` (`None`: a removal) to `key` of `table` as `mode` requires: inside the
