@@ -9,6 +9,7 @@
 //!   checkpoint records
 
 pub mod block;
+pub mod cache;
 pub mod extents;
 pub mod page;
 pub mod tree;

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::block::{BlockFile, UNIT};
+use super::cache::Cache;
 use super::tree::{Change, Limits, Seek, Tree, TreeRecord, TS_NEWEST};
 use crate::durable::disk::Disk;
 use crate::error::code::WT_TRY_SALVAGE;
@@ -140,7 +141,7 @@ fn settle(tree: &Tree) {
 #[test]
 fn random_batches_match_the_model() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
     let mut rng = Rng(1);
     let mut model = Model::new();
     for round in 0..60 {
@@ -162,7 +163,7 @@ fn random_batches_match_the_model() {
 #[test]
 fn long_keys_and_large_values_use_overflow_blocks() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
     let mut model = Model::new();
     let mut changes = Vec::new();
     for i in 0..40u64 {
@@ -202,13 +203,13 @@ fn checkpoint(tree: &Tree) -> TreeRecord {
 }
 
 fn reopen(disk: &Arc<Disk>, record: &TreeRecord) -> Tree {
-    Tree::open(BlockFile::open(disk, "t.ulb", record.space.clone()).unwrap(), record.root, SMALL)
+    Tree::open(BlockFile::open(disk, "t.ulb", record.space.clone()).unwrap(), record.root, SMALL, Arc::new(Cache::default()))
 }
 
 #[test]
 fn a_checkpoint_reopens_and_survives_a_crash_after_it() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
     let mut rng = Rng(2);
     let mut model = Model::new();
     for _ in 0..10 {
@@ -242,7 +243,7 @@ fn a_checkpoint_reopens_and_survives_a_crash_after_it() {
 #[test]
 fn rewriting_the_same_keys_reuses_space() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
     let mut rng = Rng(3);
     let all = |rng: &mut Rng| -> Vec<Change> { (0..500).map(|i| (key(i), Some(value(rng, i)))).collect() };
     step(&tree, &all(&mut rng)).unwrap();
@@ -275,7 +276,7 @@ fn rewriting_the_same_keys_reuses_space() {
 #[test]
 fn a_damaged_block_is_try_salvage_naming_file_and_offset() {
     let (d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
     let changes: Vec<Change> = (0..300).map(|i| (key(i), Some(b"value".to_vec()))).collect();
     step(&tree, &changes).unwrap();
     let record = checkpoint(&tree);
@@ -298,7 +299,7 @@ fn a_damaged_block_is_try_salvage_naming_file_and_offset() {
 #[test]
 fn a_file_shorter_than_its_checkpoint_is_refused() {
     let (d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
     let changes: Vec<Change> = (0..300).map(|i| (key(i), Some(b"value".to_vec()))).collect();
     step(&tree, &changes).unwrap();
     let record = checkpoint(&tree);
@@ -313,7 +314,7 @@ fn a_file_shorter_than_its_checkpoint_is_refused() {
 #[test]
 fn a_full_disk_fails_the_batch_and_leaves_the_tree() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
     let first: Vec<Change> = (0..200).map(|i| (key(i), Some(b"one".to_vec()))).collect();
     step(&tree, &first).unwrap();
     let (end_before, free_before) = tree.file().usage();
@@ -335,7 +336,7 @@ fn a_full_disk_fails_the_batch_and_leaves_the_tree() {
 #[test]
 fn readers_see_whole_batches_while_a_writer_applies() {
     let (_d, disk) = dir();
-    let tree = Arc::new(Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL));
+    let tree = Arc::new(Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default())));
     // Every batch writes the same round number to all 400 keys: a reader must see one round
     // for every key of a scan... per key at least, and rounds never go backwards.
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -374,7 +375,7 @@ fn readers_see_whole_batches_while_a_writer_applies() {
 #[test]
 fn readers_read_the_version_of_their_timestamp() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL);
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
     let round = |r: u8| -> Vec<Change> { (0..300).map(|i| (key(i), Some(vec![r; 20]))).collect() };
     for (ts, r) in [(10, 1u8), (20, 2), (30, 3)] {
         tree.apply(&round(r), ts).unwrap();

@@ -25,6 +25,7 @@ use parking_lot::Mutex;
 use scc::{AtomicShared, Guard, HashIndex, Shared, Tag};
 
 use super::block::{Addr, BlockFile, SpaceRecord};
+use super::cache::Cache;
 use super::extents::ExtentList;
 use super::page::{self, cell_len, Builder, Cell, Item, Page};
 use crate::error::{Error, Kind, Result};
@@ -131,6 +132,8 @@ pub struct Tree {
     cache: HashIndex<(u64, u32), Arc<Frame>>,
     /// Bytes of parsed pages in the cache.
     cached_bytes: AtomicUsize,
+    /// The connection's budget the cached pages count against.
+    budget: Arc<Cache>,
     limits: Limits,
     /// One batch of changes or checkpoint at a time.
     writer: Mutex<()>,
@@ -146,23 +149,24 @@ pub type Change = (Vec<u8>, Option<Vec<u8>>);
 type Entry = (Vec<u8>, Addr);
 
 impl Tree {
-    /// An empty tree in a new block file.
-    pub fn create(file: BlockFile, limits: Limits) -> Tree {
-        Tree::with(Arc::new(file), None, limits)
+    /// An empty tree in a new block file, its pages counted against `budget`.
+    pub fn create(file: BlockFile, limits: Limits, budget: Arc<Cache>) -> Tree {
+        Tree::with(Arc::new(file), None, limits, budget)
     }
 
     /// The tree a checkpoint recorded; `file` was opened with the record's space.
-    pub fn open(file: BlockFile, root: Option<Addr>, limits: Limits) -> Tree {
-        Tree::with(Arc::new(file), root, limits)
+    pub fn open(file: BlockFile, root: Option<Addr>, limits: Limits, budget: Arc<Cache>) -> Tree {
+        Tree::with(Arc::new(file), root, limits, budget)
     }
 
-    fn with(file: Arc<BlockFile>, root: Option<Addr>, limits: Limits) -> Tree {
+    fn with(file: Arc<BlockFile>, root: Option<Addr>, limits: Limits, budget: Arc<Cache>) -> Tree {
         Tree {
             file,
             roots: AtomicShared::new(Roots { list: vec![(0, root)] }),
             replaced: Mutex::new(Vec::new()),
             cache: HashIndex::default(),
             cached_bytes: AtomicUsize::new(0),
+            budget,
             limits,
             writer: Mutex::new(()),
             merges: Mutex::new(0),
@@ -219,8 +223,42 @@ impl Tree {
             return Ok(page);
         }
         let page = self.read_page(addr)?;
-        self.cached_bytes.fetch_add(page.footprint(), Relaxed);
-        Ok(frame.page.get_or_init(|| page))
+        let bytes = page.footprint();
+        self.cached_bytes.fetch_add(bytes, Relaxed);
+        self.budget.pages(bytes as i64);
+        self.budget.stats.pages_read.fetch_add(1, Relaxed);
+        let page = frame.page.get_or_init(|| page);
+        if self.budget.over_trigger() {
+            // This reader helps: the page it returns stays valid under its guard.
+            self.evict_to_target();
+        }
+        Ok(page)
+    }
+
+    /// Drops cached pages of this tree, leaves first, until the cache is back under its
+    /// target or the tree holds no more pages. Pages in use stay valid for their readers (the
+    /// entries are freed an epoch later).
+    fn evict_to_target(&self) {
+        let guard = Guard::new();
+        for leaves in [true, false] {
+            let mut victims = Vec::new();
+            for (key, frame) in self.cache.iter(&guard) {
+                if frame.page.get().is_some_and(|p| p.is_leaf() == leaves) {
+                    victims.push(*key);
+                }
+                if victims.len() >= 64 {
+                    break;
+                }
+            }
+            for (offset, checksum) in victims {
+                if self.uncache(Addr { offset, size: 0, checksum }) {
+                    self.budget.stats.pages_evicted_app.fetch_add(1, Relaxed);
+                }
+                if !self.budget.over_target() {
+                    return;
+                }
+            }
+        }
     }
 
     fn read_page(&self, addr: Addr) -> Result<Page> {
@@ -387,13 +425,19 @@ impl Tree {
         }
     }
 
-    fn uncache(&self, addr: Addr) {
+    /// Drops the page at `addr` from the cache; returns whether it was there.
+    fn uncache(&self, addr: Addr) -> bool {
         let guard = Guard::new();
-        if let Some(bytes) = self.cache.peek(&(addr.offset, addr.checksum), &guard).and_then(|f| f.page.get()).map(Page::footprint) {
-            if self.cache.remove_sync(&(addr.offset, addr.checksum)) {
-                self.cached_bytes.fetch_sub(bytes, Relaxed);
-            }
+        let key = (addr.offset, addr.checksum);
+        let Some(bytes) = self.cache.peek(&key, &guard).and_then(|f| f.page.get()).map(Page::footprint) else {
+            return false;
+        };
+        if !self.cache.remove_sync(&key) {
+            return false;
         }
+        self.cached_bytes.fetch_sub(bytes, Relaxed);
+        self.budget.pages(-(bytes as i64));
+        true
     }
 
     /// An item's bytes written to an overflow block, or kept inline.
@@ -437,6 +481,13 @@ impl Tree {
     }
 }
 
+impl Drop for Tree {
+    fn drop(&mut self) {
+        // The pages leave with the tree.
+        self.budget.pages(-(self.cached_bytes.load(Relaxed) as i64));
+    }
+}
+
 /// One [`Tree::apply`]: the blocks it wrote (freed again if it fails) and the ones it
 /// replaced (retired if it succeeds).
 struct Batch<'t, 'g> {
@@ -450,6 +501,7 @@ impl Batch<'_, '_> {
     fn write(&mut self, image: &[u8]) -> Result<Addr> {
         let addr = self.tree.file.write(image)?;
         self.written.push(addr);
+        self.tree.budget.stats.pages_written.fetch_add(1, Relaxed);
         Ok(addr)
     }
 

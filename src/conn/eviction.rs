@@ -1,11 +1,12 @@
 //! The eviction settings' cross-checks at `wiredtiger_open` and `WT_CONNECTION::reconfigure`.
 //!
-//! Nothing is evicted (there is no cache), but the reference refuses some combinations with
-//! `EINVAL`, so they are refused here too: each of the `eviction_*` values is a percentage of
+//! They become the cache's thresholds ([`Eviction::thresholds`]); the reference refuses some
+//! combinations with `EINVAL`, so they are refused here too: each of the `eviction_*` values is a percentage of
 //! the cache when at most 100 and a byte count otherwise, which must not exceed `cache_size`
 //! (nor be given at all with a shared cache); then each target must be below its trigger, after
 //! the reference's own adjustments of the dirty, updates and checkpoint values.
 
+use crate::btree::cache::Thresholds;
 use crate::config::Config;
 use crate::error::{Error, Result};
 
@@ -53,6 +54,26 @@ impl Eviction {
         let e = Eviction { values, cache_size, shared };
         e.check()?;
         Ok(e)
+    }
+
+    /// The cache's thresholds in bytes (a value up to 100 is a percentage of `cache_size`).
+    pub fn thresholds(&self) -> Thresholds {
+        let size = self.cache_size.max(0) as u64;
+        let bytes = |v: i64| -> u64 {
+            if v <= 100 {
+                (size as u128 * v.max(0) as u128 / 100) as u64
+            } else {
+                v as u64
+            }
+        };
+        let [target, trigger, dirty_target, dirty_trigger, ..] = self.values;
+        Thresholds {
+            size,
+            target: bytes(target),
+            trigger: bytes(trigger),
+            dirty_target: bytes(dirty_target).min(bytes(target)),
+            dirty_trigger: bytes(dirty_trigger).min(bytes(trigger)),
+        }
     }
 
     fn check(&self) -> Result<()> {

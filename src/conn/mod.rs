@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
+use crate::btree::cache::Cache;
 use crate::config::{self, Method};
 use crate::durable::background::{CheckpointConfig, Checkpointer};
 use crate::durable::Durable;
@@ -121,8 +122,10 @@ pub struct Connection {
     durable: Option<Arc<Durable>>,
     /// The `checkpoint=(…)` settings and the background checkpoint thread.
     checkpointer: Mutex<(CheckpointConfig, Option<Checkpointer>)>,
-    /// The `eviction_*` settings as configured (checked, not acted on: there is no cache).
+    /// The `eviction_*` settings as configured, the cache's thresholds.
     eviction: Mutex<Eviction>,
+    /// The cache budget: pages read and in-memory indexes count against it.
+    cache: Arc<Cache>,
 }
 
 impl Connection {
@@ -143,10 +146,11 @@ impl Connection {
         let stats_log = StatsLogConfig::from_config(&cfg, None)?;
         let home_claim = HomeClaim::new(home_str)?;
         let registry = Arc::<Registry>::default();
+        let cache = Arc::new(Cache::new(eviction.thresholds()));
         let (durable, recovery_messages) = if settings.in_memory {
             (None, Vec::new())
         } else {
-            let (durable, recovered) = Durable::open(home_str, &cfg, &registry)?;
+            let (durable, recovered) = Durable::open(home_str, &cfg, &registry, &cache)?;
             (Some(Arc::new(durable)), recovered.salvaged)
         };
         let conn = Connection {
@@ -161,7 +165,8 @@ impl Connection {
             slot_stats: Arc::new(SlotStats::new(capacity)),
             statistics: Arc::new(ConnStatistics::new(config::check_statistics(&cfg)?, cfg.int("cache_size"))),
             stats_log: Mutex::new((StatsLogConfig::default(), None)),
-            txn: Arc::new(TxnShared::new(capacity)),
+            txn: Arc::new(TxnShared::new(capacity, Arc::clone(&cache))),
+            cache,
             durable,
             checkpointer: Mutex::new((CheckpointConfig::default(), None)),
             eviction: Mutex::new(eviction),
@@ -332,6 +337,7 @@ impl Connection {
         // Checked first, so that a refused combination changes nothing.
         let mut eviction = self.eviction.lock();
         *eviction = Eviction::from_config(&cfg, Some(&eviction))?;
+        self.cache.set(eviction.thresholds());
         drop(eviction);
         if cfg.is_set("statistics") {
             let flags = config::check_statistics(&cfg)?;

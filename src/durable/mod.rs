@@ -44,6 +44,7 @@ use crate::error::{Error, Kind, Result};
 use crate::schema::{Registry, Table, TableSpec};
 use crate::store::ReadView;
 use crate::btree::block::BlockFile;
+use crate::btree::cache::Cache;
 use crate::btree::tree::{Limits, Tree, TreeRecord};
 use crate::txn::Txn;
 
@@ -70,6 +71,8 @@ pub struct Durable {
     log_floor: u64,
     created: bool,
     closed: AtomicBool,
+    /// The connection's cache budget, which the trees' pages count against.
+    cache: Arc<Cache>,
 }
 
 /// What recovery found (tests and diagnostics).
@@ -86,7 +89,7 @@ pub struct Recovered {
 impl Durable {
     /// Opens (with `create`, creates) the database in `home` and recovers its tables into
     /// `registry`. `cfg` is the validated `wiredtiger_open` configuration.
-    pub fn open(home: &str, cfg: &Config<'_>, registry: &Registry) -> Result<(Durable, Recovered)> {
+    pub fn open(home: &str, cfg: &Config<'_>, registry: &Registry, cache: &Arc<Cache>) -> Result<(Durable, Recovered)> {
         let create = cfg.bool("create");
         let home_disk = Arc::new(Disk::new(PathBuf::from(home)));
         let lock = HomeLock::take(&home_disk, home, create)?;
@@ -123,7 +126,7 @@ impl Durable {
         for spec in &meta.tables {
             // A table created after the checkpoint starts from an empty tree (its rows are in
             // the journal); any other is opened as the checkpoint left it.
-            let tree = open_tree(&home_disk, spec.id, trees.remove(&spec.id))?;
+            let tree = open_tree(&home_disk, spec.id, trees.remove(&spec.id), cache)?;
             registry.insert(Table::on_disk(spec.clone(), tree)?, false)?;
             let table = registry.get(&spec.name).ok_or_else(|| Error::new(Kind::Generic, "recovered table vanished"))?;
             by_id.insert(spec.id, table);
@@ -176,6 +179,7 @@ impl Durable {
             log_floor: next_log,
             created,
             closed: AtomicBool::new(false),
+            cache: Arc::clone(cache),
         };
         Ok((durable, recovered))
     }
@@ -217,7 +221,7 @@ impl Durable {
         spec.id = meta.next_id;
         // The tree's file exists before the table list names it (an orphan left by a crash in
         // between is removed at the next open).
-        let table = Table::on_disk(spec.clone(), open_tree(&self.home, spec.id, None)?)?;
+        let table = Table::on_disk(spec.clone(), open_tree(&self.home, spec.id, None, &self.cache)?)?;
         let mut next = Meta { next_id: meta.next_id + 1, tables: meta.tables.clone() };
         next.tables.push(spec);
         next.store(&self.home)?;
@@ -264,7 +268,7 @@ impl Durable {
         let mut released = Vec::with_capacity(tables.len());
         for table in &tables {
             let Some(tree) = table.tree() else { continue };
-            table.layers().merge(view.ts, oldest)?;
+            table.merge(view.ts, oldest, &self.cache)?;
             let (record, pending) = tree.checkpoint()?;
             records.push((table.id(), record));
             released.push((tree, pending));
@@ -338,11 +342,12 @@ fn tree_file(id: u64) -> String {
 }
 
 /// Table `id`'s tree: as `record` (its last checkpoint) left it, or a new, empty one.
-fn open_tree(disk: &Arc<Disk>, id: u64, record: Option<TreeRecord>) -> Result<Tree> {
+fn open_tree(disk: &Arc<Disk>, id: u64, record: Option<TreeRecord>, cache: &Arc<Cache>) -> Result<Tree> {
     let name = tree_file(id);
+    let cache = Arc::clone(cache);
     Ok(match record {
-        Some(record) => Tree::open(BlockFile::open(disk, &name, record.space)?, record.root, Limits::default()),
-        None => Tree::create(BlockFile::create(disk, &name)?, Limits::default()),
+        Some(record) => Tree::open(BlockFile::open(disk, &name, record.space)?, record.root, Limits::default(), cache),
+        None => Tree::create(BlockFile::create(disk, &name)?, Limits::default(), cache),
     })
 }
 

@@ -2,9 +2,10 @@
 //! `drop` see open cursors without any cursor writing a shared counter.
 
 use std::ffi::CString;
-use std::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU32, Ordering};
 use std::sync::Arc;
 
+use crossbeam_utils::CachePadded;
 use parking_lot::Mutex;
 
 use crate::error::{Error, Kind, Result};
@@ -12,7 +13,11 @@ use crate::pack::Format;
 use crate::stats::counters::{dsrc_report, TableStats, DSRC_STATS};
 use crate::stats::Snapshot;
 use crate::btree::tree::Tree;
-use crate::store::{Index, Layers};
+use crate::btree::cache::Cache;
+use crate::store::{Index, Layers, Merged};
+
+/// A forced merge waits for the index to grow at least this much since the last one.
+const MIN_GROWTH: u64 = 1 << 20;
 
 /// What `WT_SESSION::create` decided about a new table.
 #[derive(Clone, Debug)]
@@ -45,6 +50,12 @@ pub struct Table {
     index: Index,
     /// The table's tree on disk (`None` in memory).
     tree: Option<Tree>,
+    /// Estimated bytes of the index (what writers published, reset by merges), and the
+    /// estimate right after the last merge: a forced merge waits until the index has grown
+    /// well past it, so that history a long-running snapshot holds does not make every writer
+    /// merge in vain.
+    dirty: CachePadded<AtomicI64>,
+    merged_at: AtomicI64,
     /// Set while a `drop` checks for open cursors, and for good once it succeeds.
     dropped: AtomicBool,
     /// One record per session that has used the table; the sessions write only their own.
@@ -103,6 +114,8 @@ impl Table {
             spec,
             index: if tree.is_some() { Index::layered() } else { Index::new() },
             tree,
+            dirty: CachePadded::new(AtomicI64::new(0)),
+            merged_at: AtomicI64::new(0),
             dropped: AtomicBool::new(false),
             users: Mutex::new(Vec::new()),
             retired: Mutex::new([0; DSRC_STATS]),
@@ -164,6 +177,27 @@ impl Table {
     /// The tree on disk (`None` in memory).
     pub fn tree(&self) -> Option<&Tree> {
         self.tree.as_ref()
+    }
+
+    /// Adds `bytes` a session wrote to this table's index to the estimates; returns whether
+    /// the writer should merge the table now (the cache is past its dirty trigger and this
+    /// index has grown since its last merge).
+    pub fn publish_dirty(&self, bytes: i64, cache: &Cache) -> bool {
+        let mine = self.dirty.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        let over = cache.publish_dirty(bytes);
+        let grown = mine - self.merged_at.load(Ordering::Relaxed);
+        over && grown > (cache.thresholds().dirty_trigger / 8).max(MIN_GROWTH) as i64
+    }
+
+    /// Merges the index into the tree at `at` (see [`Layers::merge`]), then measures what the
+    /// index still holds and corrects the cache's estimate by it.
+    pub fn merge(&self, at: u64, oldest: &dyn Fn() -> u64, cache: &Cache) -> Result<Merged> {
+        let merged = self.layers().merge(at, oldest)?;
+        let now = self.index.footprint() as i64;
+        let before = self.dirty.swap(now, Ordering::Relaxed);
+        self.merged_at.store(now, Ordering::Relaxed);
+        cache.merged(before - now);
+        Ok(merged)
     }
 
     /// The index and the tree, read together.

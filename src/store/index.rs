@@ -411,16 +411,16 @@ impl Index {
 
     /// The committed state `view` sees of up to `limit` entries from `from` (inclusive; `None`
     /// from the first), in key order: what a merge carries into the tree (`None` values are
-    /// removals). Entries `view` sees nothing of are left out; the keys of empty slots (a
-    /// refused or rolled-back insert) go to `empty`. Returns the key to go on from, if any is
-    /// left.
+    /// removals). Entries `view` sees nothing of are left out. Every entry read, empty slots
+    /// (a refused or rolled-back insert) included, goes to `seen` (for
+    /// [`Index::retire_merged`]). Returns the key to go on from, if any is left.
     pub fn committed_from(
         &self,
         from: Option<&[u8]>,
         view: ReadView,
         limit: usize,
         out: &mut Vec<(Vec<u8>, Option<Vec<u8>>)>,
-        empty: &mut Vec<Vec<u8>>,
+        seen: &mut Vec<(Key, Shared<Slot>)>,
     ) -> Option<Vec<u8>> {
         let guard = Guard::new();
         let start = from.map(Probe::new);
@@ -433,12 +433,10 @@ impl Index {
                 return Some(k.as_bytes().to_vec());
             }
             let head = slot.head.load(Acquire, &guard);
-            let Some(head) = head.as_ref() else {
-                if head.tag() != RETIRED {
-                    empty.push(k.as_bytes().to_vec());
-                }
-                continue;
-            };
+            if head.tag() != RETIRED {
+                seen.push((k.clone(), slot.clone()));
+            }
+            let Some(head) = head.as_ref() else { continue };
             if let Some(data) = head.data_in(&view, &guard) {
                 out.push((k.as_bytes().to_vec(), data.bytes().map(<[u8]>::to_vec)));
             }
@@ -451,10 +449,9 @@ impl Index {
     /// reader needs its history (`upto` is at or before the oldest snapshot), or if it is empty
     /// (it holds nothing). A write racing with it wins (the retire CAS fails and the slot
     /// stays). Returns whether it left.
-    pub fn retire_merged(&self, key: &[u8], upto: u64) -> bool {
+    pub fn retire_merged(&self, key: &Key, slot: &Shared<Slot>, upto: u64) -> bool {
         let guard = Guard::new();
-        let probe = Probe::new(key);
-        let Some(slot) = self.find_slot(&probe, &guard) else { return false };
+        let probe = Probe::new(key.as_bytes());
         let head = slot.head.load(Acquire, &guard);
         let merged = match head.as_ref() {
             Some(v) => {
@@ -492,6 +489,17 @@ impl Index {
             stats.bytes += bytes;
         }
         stats
+    }
+
+    /// Bytes the index holds, by a scan, as the cache's estimate counts them
+    /// ([`crate::btree::cache::entry_bytes`]: key, versions and values, and a fixed cost per
+    /// entry).
+    pub fn footprint(&self) -> usize {
+        let guard = Guard::new();
+        self.tree
+            .iter(&guard)
+            .map(|(key, slot)| key.as_bytes().len() + crate::btree::cache::ENTRY_OVERHEAD + slot.chain_stats(&guard).1)
+            .sum()
     }
 
     /// Prunes every chain of the index to what a reader at `oldest` can still need (and retires

@@ -137,29 +137,30 @@ impl<'t> Layers<'t> {
         let mut merged = Merged::default();
         let mut from: Option<Vec<u8>> = None;
         let mut chunk = Vec::new();
-        let mut keys = Vec::new();
+        let mut seen = Vec::new();
+        // The tree holds the state at `at` for each chunk once applied: its slots can go if no
+        // snapshot before `at` runs (usually so: the merge's own snapshot is the oldest). Else
+        // they stay until a later merge.
+        let retire = oldest() >= at;
         loop {
             chunk.clear();
-            let next = self.index.committed_from(from.as_deref(), view, MERGE_CHUNK, &mut chunk, &mut keys);
+            seen.clear();
+            let next = self.index.committed_from(from.as_deref(), view, MERGE_CHUNK, &mut chunk, &mut seen);
             if !chunk.is_empty() {
                 tree.apply(&chunk, at)?;
                 merged.keys += chunk.len() as u64;
-                keys.extend(chunk.drain(..).map(|(k, _)| k));
+            }
+            if retire {
+                for (key, slot) in &seen {
+                    merged.retired += u64::from(self.index.retire_merged(key, slot, at));
+                }
             }
             match next {
                 Some(k) => from = Some(k),
                 None => break,
             }
         }
-        // The tree holds the state at `at`: slots it covers can go once no snapshot before
-        // `at` runs (usually at once: the merge's own snapshot is the oldest).
-        let horizon = oldest();
-        if horizon >= at {
-            for key in &keys {
-                merged.retired += u64::from(self.index.retire_merged(key, at));
-            }
-        }
-        tree.release_before(horizon.min(at));
+        tree.release_before(oldest().min(at));
         Ok(merged)
     }
 }

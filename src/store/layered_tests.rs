@@ -81,7 +81,7 @@ fn check_at(layers: Layers<'_>, history: &History, ts: u64, rng: &mut Rng) {
 #[test]
 fn layers_match_the_history_across_merges() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), Limits { leaf_page_max: 512, internal_page_max: 256 });
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), Limits { leaf_page_max: 512, internal_page_max: 256 }, std::sync::Arc::new(crate::btree::cache::Cache::default()));
     let index = Index::layered();
     let layers = Layers { index: &index, tree: Some(&tree) };
     let mut rng = Rng(11);

@@ -58,6 +58,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use crate::btree::cache::Cache;
 use crate::schema::Table;
 
 use clock::CommitClock;
@@ -92,6 +93,8 @@ type Orphans = Vec<(Arc<Table>, Committed)>;
 /// The connection's transaction state: the commit clock, the sessions' published records, and
 /// reclamation work left by closed sessions.
 pub struct TxnShared {
+    /// The connection's cache budget, which writers publish their index bytes to.
+    pub cache: Arc<Cache>,
     clock: CommitClock,
     pins: Pins,
     /// Taken only at session close and by a reclaiming session that sees `has_orphans`: never
@@ -108,8 +111,9 @@ impl TxnShared {
     pub const BYTES_PER_SLOT: usize = Pins::BYTES_PER_SLOT + 2 * CommitClock::BYTES_PER_SLOT;
 
     /// The state for `sessions` session slots.
-    pub fn new(sessions: usize) -> Self {
+    pub fn new(sessions: usize, cache: Arc<Cache>) -> Self {
         TxnShared {
+            cache,
             clock: CommitClock::new(sessions),
             pins: Pins::new(sessions),
             orphans: Mutex::new(Vec::new()),

@@ -4,10 +4,12 @@
 //! A session is used by one thread at a time, so all of this is plain data; what other threads
 //! need (the published snapshot) lives in the connection's [`super::pins`].
 
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use scc::Guard;
 
+use crate::btree::cache::{entry_bytes, PUBLISH_BYTES};
 use crate::durable::redo::Redo;
 use crate::error::{Error, Kind, Result};
 use crate::schema::Table;
@@ -91,6 +93,9 @@ pub struct Txn {
     commit_sync: Option<bool>,
     /// Why the last auto-commit write failed to become durable (`Refused::Failed`).
     failure: Option<Error>,
+    /// Bytes this session added to on-disk tables' indexes and has not published to the
+    /// cache yet (`btree::cache`: one shared add per 64 KB).
+    unpublished: i64,
 }
 
 impl Txn {
@@ -115,6 +120,7 @@ impl Txn {
             redo: None,
             commit_sync: None,
             failure: None,
+            unpublished: 0,
         }
     }
 
@@ -441,6 +447,27 @@ impl Txn {
 
     // ----- writes --------------------------------------------------------------------------
 
+    /// Counts a write into an on-disk table's index against the cache; past the dirty trigger
+    /// this writer merges the table into its tree before going on (it helps eviction, as the
+    /// reference's application threads do). A merge that fails (a full disk) leaves the index
+    /// as it was: the write stands, and the next merge or checkpoint reports the error.
+    fn count_dirty(&mut self, table: &Arc<Table>, key: &[u8], value: Option<&[u8]>) {
+        if table.tree().is_none() {
+            return;
+        }
+        self.unpublished += entry_bytes(key.len(), value.map_or(0, <[u8]>::len));
+        if self.unpublished < PUBLISH_BYTES {
+            return;
+        }
+        let bytes = std::mem::take(&mut self.unpublished);
+        let cache = &self.shared.cache;
+        if table.publish_dirty(bytes, cache) {
+            cache.stats.forced_merges.fetch_add(1, Relaxed);
+            let shared = &self.shared;
+            let _ = table.merge(shared.clock.now(), &|| shared.oldest(), cache);
+        }
+    }
+
     /// Writes `value` (`None`: a removal) to `key` of `table` as `mode` requires: inside the
     /// running transaction, or as its own auto-commit transaction.
     ///
@@ -475,6 +502,8 @@ impl Txn {
                     if let Some(slot) = written.slot.as_ref() {
                         slot.prune(self.oldest, &guard);
                     }
+                    drop(guard);
+                    self.count_dirty(table, key, value);
                     Ok(())
                 }
                 Err(Refused::Conflict) => {
@@ -541,6 +570,7 @@ impl Txn {
             // A successful auto-commit write ends the session's read snapshot (traces §5.6).
             self.release_read();
             self.reclaim();
+            self.count_dirty(table, key, value);
             Ok(())
         }
     }

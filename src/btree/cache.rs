@@ -1,0 +1,169 @@
+//! The connection's cache budget (`cache_size`) and what is held against it: the bytes of
+//! parsed pages (clean: they can be dropped and read again) and an estimate of the bytes of
+//! the tables' in-memory indexes (dirty: they leave only when a merge carries them into the
+//! trees).
+//!
+//! Counting never writes a shared line per operation: a writer adds its bytes to a counter of
+//! its own and publishes them here every [`PUBLISH_BYTES`] (one atomic add per 64 KB written by
+//! a session); a page read adds its bytes (a read from disk costs far more than the add).
+//!
+//! When the dirty estimate passes the dirty trigger, the writing thread merges the table it
+//! wrote into its tree before returning (the reference's application threads helping
+//! eviction); when the cached pages push the total past the trigger, the reading thread drops
+//! pages of its tree until the total is back under the target.
+
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
+
+use crossbeam_utils::CachePadded;
+
+/// A session publishes its dirty bytes once it has this many unpublished.
+pub const PUBLISH_BYTES: i64 = 64 * 1024;
+
+/// Bytes an index entry costs beyond its key and value (slot, version, tree and hash entries).
+pub const ENTRY_OVERHEAD: usize = 160;
+
+/// The thresholds, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Thresholds {
+    /// `cache_size`.
+    pub size: u64,
+    /// Eviction works the total down to this (`eviction_target`).
+    pub target: u64,
+    /// Past this, readers evict before going on (`eviction_trigger`).
+    pub trigger: u64,
+    /// Merges bring the dirty estimate down to this (`eviction_dirty_target`).
+    pub dirty_target: u64,
+    /// Past this, writers merge before going on (`eviction_dirty_trigger`).
+    pub dirty_trigger: u64,
+}
+
+impl Thresholds {
+    /// No limit (tests, and trees outside a connection).
+    pub const UNBOUNDED: Thresholds =
+        Thresholds { size: u64::MAX, target: u64::MAX, trigger: u64::MAX, dirty_target: u64::MAX, dirty_trigger: u64::MAX };
+}
+
+/// Cache counters and thresholds of one connection.
+#[derive(Debug)]
+pub struct Cache {
+    size: AtomicU64,
+    target: AtomicU64,
+    trigger: AtomicU64,
+    dirty_target: AtomicU64,
+    dirty_trigger: AtomicU64,
+    /// Bytes of parsed pages held by the trees' page caches.
+    clean: CachePadded<AtomicI64>,
+    /// Estimated bytes of the in-memory indexes (published by writers, lowered by merges).
+    dirty: CachePadded<AtomicI64>,
+    /// Event counters (pages read and evicted, merges): misses and merges only.
+    pub stats: CacheStats,
+}
+
+/// What the cache counts.
+#[derive(Debug, Default)]
+pub struct CacheStats {
+    /// Pages read into the cache.
+    pub pages_read: AtomicU64,
+    /// Pages dropped from the cache by application threads.
+    pub pages_evicted_app: AtomicU64,
+    /// Pages written (by merges and checkpoints).
+    pub pages_written: AtomicU64,
+    /// Merges of an index into its tree started because the dirty trigger was passed.
+    pub forced_merges: AtomicU64,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache::new(Thresholds::UNBOUNDED)
+    }
+}
+
+impl Cache {
+    /// A cache with these thresholds.
+    pub fn new(t: Thresholds) -> Cache {
+        let cache = Cache {
+            size: AtomicU64::new(0),
+            target: AtomicU64::new(0),
+            trigger: AtomicU64::new(0),
+            dirty_target: AtomicU64::new(0),
+            dirty_trigger: AtomicU64::new(0),
+            clean: CachePadded::new(AtomicI64::new(0)),
+            dirty: CachePadded::new(AtomicI64::new(0)),
+            stats: CacheStats::default(),
+        };
+        cache.set(t);
+        cache
+    }
+
+    /// New thresholds (`WT_CONNECTION::reconfigure`).
+    pub fn set(&self, t: Thresholds) {
+        self.size.store(t.size, Relaxed);
+        self.target.store(t.target, Relaxed);
+        self.trigger.store(t.trigger, Relaxed);
+        self.dirty_target.store(t.dirty_target, Relaxed);
+        self.dirty_trigger.store(t.dirty_trigger, Relaxed);
+    }
+
+    /// The thresholds.
+    pub fn thresholds(&self) -> Thresholds {
+        Thresholds {
+            size: self.size.load(Relaxed),
+            target: self.target.load(Relaxed),
+            trigger: self.trigger.load(Relaxed),
+            dirty_target: self.dirty_target.load(Relaxed),
+            dirty_trigger: self.dirty_trigger.load(Relaxed),
+        }
+    }
+
+    /// Bytes of cached pages.
+    pub fn clean_bytes(&self) -> u64 {
+        self.clean.load(Relaxed).max(0) as u64
+    }
+
+    /// Estimated bytes of the in-memory indexes.
+    pub fn dirty_bytes(&self) -> u64 {
+        self.dirty.load(Relaxed).max(0) as u64
+    }
+
+    /// Everything held.
+    pub fn total_bytes(&self) -> u64 {
+        self.clean_bytes() + self.dirty_bytes()
+    }
+
+    /// Pages of `bytes` entered (positive) or left (negative) a page cache.
+    pub fn pages(&self, bytes: i64) {
+        self.clean.fetch_add(bytes, Relaxed);
+    }
+
+    /// Whether the total is past the trigger: readers should evict.
+    pub fn over_trigger(&self) -> bool {
+        self.total_bytes() > self.trigger.load(Relaxed)
+    }
+
+    /// Whether the total is past the target: eviction goes on.
+    pub fn over_target(&self) -> bool {
+        self.total_bytes() > self.target.load(Relaxed)
+    }
+
+    /// A writer publishes its unpublished dirty bytes; returns whether the dirty estimate is
+    /// past the dirty trigger (the writer should merge).
+    pub fn publish_dirty(&self, bytes: i64) -> bool {
+        let now = self.dirty.fetch_add(bytes, Relaxed) + bytes;
+        now > 0 && now as u64 > self.dirty_trigger.load(Relaxed)
+    }
+
+    /// A merge took `bytes` out of an index (negative: the index grew meanwhile).
+    pub fn merged(&self, bytes: i64) {
+        self.dirty.fetch_sub(bytes, Relaxed);
+    }
+
+    /// Whether the dirty estimate is past the dirty target: merging goes on.
+    pub fn dirty_over_target(&self) -> bool {
+        self.dirty_bytes() > self.dirty_target.load(Relaxed)
+    }
+}
+
+/// Bytes a write of `key` and `value` adds to an index, as the dirty estimate counts them.
+pub fn entry_bytes(key: usize, value: usize) -> i64 {
+    (key + value + ENTRY_OVERHEAD) as i64
+}
