@@ -16,6 +16,7 @@
 //! first takes its frame's load lock; the others wait for it), and misses on different pages
 //! proceed in parallel.
 
+use std::borrow::Cow;
 use std::cmp::Ordering as Cmp;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
 use std::sync::atomic::AtomicUsize;
@@ -101,6 +102,17 @@ struct Frame {
     load: Mutex<()>,
 }
 
+/// Where a positioning call landed (see [`Tree::seek_hinted`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hint {
+    /// The root of the version it landed in.
+    root: Option<Addr>,
+    /// The leaf it landed in.
+    leaf: Option<Addr>,
+    /// The entry's index in that leaf.
+    at: usize,
+}
+
 /// Reads the newest version of the tree.
 pub const TS_NEWEST: u64 = u64::MAX;
 
@@ -122,6 +134,43 @@ impl Roots {
 /// timestamp, its replaced blocks), oldest first.
 type Replaced = Vec<(u64, Vec<Addr>)>;
 
+/// Hashes page addresses for the page cache: offsets are distinct multiples of the block unit,
+/// so one multiply spreads them (SipHash cost a tenth of a scan).
+#[derive(Clone, Copy, Debug, Default)]
+struct AddrHash;
+
+impl std::hash::BuildHasher for AddrHash {
+    type Hasher = AddrHasher;
+
+    fn build_hasher(&self) -> AddrHasher {
+        AddrHasher(0)
+    }
+}
+
+/// The hasher of [`AddrHash`]: folds each integer in with a multiply.
+#[derive(Debug)]
+struct AddrHasher(u64);
+
+impl std::hash::Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
 /// One tree.
 pub struct Tree {
     file: Arc<BlockFile>,
@@ -129,7 +178,7 @@ pub struct Tree {
     /// Taken by writers only (under `writer`).
     replaced: Mutex<Replaced>,
     /// Parsed pages by address (offset and checksum: a reused offset is a different page).
-    cache: HashIndex<(u64, u32), Arc<Frame>>,
+    cache: HashIndex<(u64, u32), Arc<Frame>, AddrHash>,
     /// Bytes of parsed pages in the cache.
     cached_bytes: AtomicUsize,
     /// The connection's budget the cached pages count against.
@@ -164,7 +213,7 @@ impl Tree {
             file,
             roots: AtomicShared::new(Roots { list: vec![(0, root)] }),
             replaced: Mutex::new(Vec::new()),
-            cache: HashIndex::default(),
+            cache: HashIndex::with_hasher(AddrHash),
             cached_bytes: AtomicUsize::new(0),
             budget,
             limits,
@@ -278,19 +327,24 @@ impl Tree {
     }
 
     /// The bytes of a cell of `page`.
-    fn item(&self, page: &Page, cell: Cell) -> Result<Vec<u8>> {
+    fn item<'g>(&self, page: &'g Page, cell: Cell) -> Result<Cow<'g, [u8]>> {
         match cell {
-            Cell::Inline { .. } => Ok(page.inline(cell).unwrap_or_default().to_vec()),
-            Cell::Overflow { addr, len } => self.read_overflow(addr, len),
+            Cell::Inline { .. } => Ok(Cow::Borrowed(page.inline(cell).unwrap_or_default())),
+            Cell::Overflow { addr, len } => self.read_overflow(addr, len).map(Cow::Owned),
         }
     }
 
     /// The value stored for `key` in the version a reader at `ts` sees.
     pub fn get(&self, key: &[u8], ts: u64) -> Result<Option<Vec<u8>>> {
         let guard = Guard::new();
-        let Some(mut addr) = self.root_addr(ts, &guard) else { return Ok(None) };
+        Ok(self.get_in(key, ts, &guard)?.map(Cow::into_owned))
+    }
+
+    /// [`get`](Self::get) under the caller's guard: an inline value is borrowed from its page.
+    pub fn get_in<'g>(&'g self, key: &[u8], ts: u64, guard: &'g Guard) -> Result<Option<Cow<'g, [u8]>>> {
+        let Some(mut addr) = self.root_addr(ts, guard) else { return Ok(None) };
         loop {
-            let page = self.page(addr, &guard)?;
+            let page = self.page(addr, guard)?;
             if page.is_leaf() {
                 return match page.search(key) {
                     Ok(i) => self.item(page, page.value_cell(i)).map(Some),
@@ -304,18 +358,53 @@ impl Tree {
     /// The entry nearest `key` in direction `dir` in the version a reader at `ts` sees, as
     /// (key, value).
     pub fn seek(&self, key: &[u8], dir: Seek, ts: u64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
-        self.seek_from(Some(key), dir, ts)
+        let guard = Guard::new();
+        let found = self.seek_in(Some(key), dir, ts, &guard)?;
+        Ok(found.map(|(k, v)| (k.into_owned(), v.into_owned())))
     }
 
-    /// [`seek`](Self::seek), or with `key` `None` the first (`Ge`/`Gt`) or last (`Le`/`Lt`)
-    /// entry.
-    pub fn seek_from(&self, key: Option<&[u8]>, dir: Seek, ts: u64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
-        let guard = Guard::new();
-        let Some(root) = self.root_addr(ts, &guard) else { return Ok(None) };
+    /// [`seek`](Self::seek) under the caller's guard (inline items borrowed from their page),
+    /// or with `key` `None` the first (`Ge`/`Gt`) or last (`Le`/`Lt`) entry.
+    pub fn seek_in<'g>(
+        &'g self,
+        key: Option<&[u8]>,
+        dir: Seek,
+        ts: u64,
+        guard: &'g Guard,
+    ) -> Result<Option<(Cow<'g, [u8]>, Cow<'g, [u8]>)>> {
+        self.seek_hinted(key, dir, ts, guard, &mut Hint::default())
+    }
+
+    /// [`seek_in`](Self::seek_in) that remembers where it landed in `hint`: a cursor stepping
+    /// from that entry in the same version of the tree continues in the same leaf without a
+    /// descent. The hint holds addresses only (it pins nothing) and is checked before use.
+    pub fn seek_hinted<'g>(
+        &'g self,
+        key: Option<&[u8]>,
+        dir: Seek,
+        ts: u64,
+        guard: &'g Guard,
+        hint: &mut Hint,
+    ) -> Result<Option<(Cow<'g, [u8]>, Cow<'g, [u8]>)>> {
+        let Some(root) = self.root_addr(ts, guard) else { return Ok(None) };
         let forward = matches!(dir, Seek::Ge | Seek::Gt);
+        if let (Some(key), Some(leaf), Seek::Gt | Seek::Lt) = (key, hint.leaf, dir) {
+            // The version is immutable: the entry after `key` in it is the next one in the
+            // leaf that held `key`, unless `key` was that leaf's last.
+            let page = self.cache.peek(&(leaf.offset, leaf.checksum), guard).and_then(|f| f.page.get());
+            if let Some(page) = page.filter(|p| hint.root == Some(root) && hint.at < p.len() && p.key(hint.at) == key) {
+                let next = if forward { hint.at.checked_add(1) } else { hint.at.checked_sub(1) };
+                if let Some(i) = next.filter(|&i| i < page.len()) {
+                    hint.at = i;
+                    let k = self.item(page, page.key_cell(i))?;
+                    return Ok(Some((k, self.item(page, page.value_cell(i))?)));
+                }
+            }
+        }
         // The internal pages on the way down and the child taken in each.
         let mut path: Vec<(&Page, usize)> = Vec::new();
-        let mut page = self.page(root, &guard)?;
+        let mut leaf = root;
+        let mut page = self.page(root, guard)?;
         while !page.is_leaf() {
             let i = match key {
                 Some(key) => page.child_for(key),
@@ -323,7 +412,8 @@ impl Tree {
                 None => page.len() - 1,
             };
             path.push((page, i));
-            page = self.page(page.child(i), &guard)?;
+            leaf = page.child(i);
+            page = self.page(leaf, guard)?;
         }
         let mut at: Option<usize> = match key.map(|k| page.search(k)) {
             None if forward => Some(0),
@@ -338,6 +428,7 @@ impl Tree {
         loop {
             match at {
                 Some(i) if i < page.len() => {
+                    *hint = Hint { root: Some(root), leaf: Some(leaf), at: i };
                     let k = self.item(page, page.key_cell(i))?;
                     return Ok(Some((k, self.item(page, page.value_cell(i))?)));
                 }
@@ -354,11 +445,13 @@ impl Tree {
                 }
             }
             let &(parent, i) = path.last().unwrap_or_else(|| unreachable!("a sibling was just pushed"));
-            page = self.page(parent.child(i), &guard)?;
+            leaf = parent.child(i);
+            page = self.page(leaf, guard)?;
             while !page.is_leaf() {
                 let edge = if forward { 0 } else { page.len() - 1 };
                 path.push((page, edge));
-                page = self.page(page.child(edge), &guard)?;
+                leaf = page.child(edge);
+                page = self.page(leaf, guard)?;
             }
             at = if forward { Some(0) } else { page.len().checked_sub(1) };
         }

@@ -20,6 +20,7 @@ use scc::Guard;
 use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
+use crate::btree::tree::Hint;
 use crate::store::{Mode, ReadView, Refused, Seek};
 use crate::txn::Txn;
 
@@ -38,6 +39,8 @@ pub struct Cursor {
     at: Vec<u8>,
     at_in_key: bool,
     positioned: bool,
+    /// Where the last step landed in the table's tree (a stepping cursor skips the descent).
+    hint: Hint,
 }
 
 impl Cursor {
@@ -52,6 +55,7 @@ impl Cursor {
             at: Vec::new(),
             at_in_key: false,
             positioned: false,
+            hint: Hint::default(),
         }
     }
 
@@ -233,8 +237,8 @@ impl Cursor {
     }
 
     fn landing(&mut self) -> (&Table, Landing<'_>) {
-        let Cursor { table, key, value, at, at_in_key, positioned, .. } = self;
-        (table, Landing { key, value, at, at_in_key, positioned })
+        let Cursor { table, key, value, at, at_in_key, positioned, hint, .. } = self;
+        (table, Landing { key, value, at, at_in_key, positioned, hint })
     }
 
     /// `WT_CURSOR::search`, in `view`.
@@ -339,7 +343,7 @@ impl Cursor {
         let positioned = self.positioned;
         let (table, parts) = self.landing();
         let at: &[u8] = if *parts.at_in_key { parts.key.raw() } else { parts.at };
-        let found = table.layers().seek(positioned.then_some(at), dir, view, &guard)?;
+        let found = table.layers().seek_hinted(positioned.then_some(at), dir, view, &guard, parts.hint)?;
         match found {
             Some((key, value)) => {
                 Self::land(parts, (&key, &value), epoch);
@@ -532,6 +536,7 @@ struct Landing<'c> {
     at: &'c mut Vec<u8>,
     at_in_key: &'c mut bool,
     positioned: &'c mut bool,
+    hint: &'c mut Hint,
 }
 
 /// Writes are allowed only at snapshot isolation.

@@ -26,7 +26,7 @@ use scc::Guard;
 
 use super::index::{Index, Seek};
 use super::version::{ReadView, TXN_COMMITTED};
-use crate::btree::tree::Tree;
+use crate::btree::tree::{Hint, Tree};
 use crate::error::Result;
 
 /// A key and value, borrowed from the index or read from the tree.
@@ -63,7 +63,7 @@ impl<'t> Layers<'t> {
             return Ok(data.bytes().map(Cow::Borrowed));
         }
         match self.tree {
-            Some(tree) => Ok(tree.get(key, view.ts)?.map(Cow::Owned)),
+            Some(tree) => tree.get_in(key, view.ts, guard),
             None => Ok(None),
         }
     }
@@ -71,6 +71,22 @@ impl<'t> Layers<'t> {
     /// The entry nearest `key` in direction `dir` that `view` sees (`key` `None`: the first or
     /// last entry).
     pub fn seek<'g>(&self, key: Option<&[u8]>, dir: Seek, view: ReadView, guard: &'g Guard) -> Result<Option<Entry<'g>>>
+    where
+        't: 'g,
+    {
+        self.seek_hinted(key, dir, view, guard, &mut Hint::default())
+    }
+
+    /// [`seek`](Self::seek) keeping the tree's landing place in `hint`, so that a cursor
+    /// stepping on from where it landed skips the tree's descent ([`Tree::seek_hinted`]).
+    pub fn seek_hinted<'g>(
+        &self,
+        key: Option<&[u8]>,
+        dir: Seek,
+        view: ReadView,
+        guard: &'g Guard,
+        hint: &mut Hint,
+    ) -> Result<Option<Entry<'g>>>
     where
         't: 'g,
     {
@@ -86,21 +102,21 @@ impl<'t> Layers<'t> {
         let (mut from, mut dir) = (key.map(Cow::Borrowed), dir);
         loop {
             let decided = self.index.seek_decided(from.as_deref(), dir, view, guard);
-            let stored = tree.seek_from(from.as_deref(), dir, view.ts)?;
+            let stored = tree.seek_hinted(from.as_deref(), dir, view.ts, guard, hint)?;
             let index_first = match (&decided, &stored) {
                 (None, None) => return Ok(None),
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (Some((k, _)), Some((t, _))) => {
                     if forward {
-                        *k <= t.as_slice()
+                        *k <= t.as_ref()
                     } else {
-                        *k >= t.as_slice()
+                        *k >= t.as_ref()
                     }
                 }
             };
             if !index_first {
-                return Ok(stored.map(|(k, v)| (Cow::Owned(k), Cow::Owned(v))));
+                return Ok(stored);
             }
             match decided {
                 Some((k, Some(v))) => return Ok(Some((Cow::Borrowed(k), Cow::Borrowed(v)))),

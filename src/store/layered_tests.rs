@@ -129,3 +129,53 @@ fn layers_match_the_history_across_merges() {
     assert_eq!(index.version_stats().slots, 0);
     check_at(layers, &history, now, &mut rng);
 }
+
+#[test]
+fn a_stepping_cursor_keeps_its_snapshot_while_merges_replace_the_tree() {
+    let (_d, disk) = dir();
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), Limits { leaf_page_max: 512, internal_page_max: 256 }, std::sync::Arc::new(crate::btree::cache::Cache::default()));
+    let index = Index::layered();
+    let layers = Layers { index: &index, tree: Some(&tree) };
+    let mut rng = Rng(21);
+    let mut history = History::new();
+    let mut now = 0;
+    for i in 0..400 {
+        now += 1;
+        commit(&index, layers, &key(i), Some(b"first"), Mode::Upsert, now).unwrap();
+        history.entry(key(i)).or_default().push((now, Some(b"first".to_vec())));
+    }
+    layers.merge(now, || now).unwrap();
+    // A reader at `snap` steps through the table, forward then back, while every few steps
+    // writers change keys ahead of it and a merge gives the tree a new version.
+    let snap = now;
+    let want: Vec<Vec<u8>> = state_at(&history, snap).into_keys().collect();
+    for dir in [Seek::Gt, Seek::Lt] {
+        let view = ReadView::at(snap, TXN_COMMITTED);
+        let mut hint = crate::btree::tree::Hint::default();
+        let mut at: Option<Vec<u8>> = None;
+        let mut seen = Vec::new();
+        loop {
+            let guard = Guard::new();
+            let Some((k, v)) = layers.seek_hinted(at.as_deref(), dir, view, &guard, &mut hint).unwrap() else { break };
+            assert_eq!(v.as_ref(), b"first", "the snapshot's value of {}", String::from_utf8_lossy(&k));
+            seen.push(k.to_vec());
+            at = Some(k.into_owned());
+            drop(guard);
+            if seen.len() % 7 == 0 {
+                for _ in 0..10 {
+                    now += 1;
+                    let k = key(rng.next(400));
+                    let removed = rng.next(3) == 0;
+                    let value = if removed { None } else { Some(&b"later"[..]) };
+                    commit(&index, layers, &k, value, Mode::Upsert, now).unwrap();
+                }
+                layers.merge(now, || snap).unwrap();
+            }
+        }
+        let mut expected = want.clone();
+        if dir == Seek::Lt {
+            expected.reverse();
+        }
+        assert_eq!(seen, expected, "scan {dir:?} at the snapshot");
+    }
+}
