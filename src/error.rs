@@ -42,6 +42,8 @@ pub enum Kind {
     Panic,
     /// `WT_TRY_SALVAGE`: the home holds no usable database.
     TrySalvage,
+    /// `WT_CACHE_FULL`: an in-memory database has no room left in its `cache_size`.
+    CacheFull,
     /// `EINVAL`: a bad argument, configuration or state.
     Invalid,
     /// `ENOTSUP`: an operation this engine or this handle does not support.
@@ -70,6 +72,7 @@ impl Kind {
             Kind::Generic => WT_ERROR,
             Kind::Panic => WT_PANIC,
             Kind::TrySalvage => WT_TRY_SALVAGE,
+            Kind::CacheFull => WT_CACHE_FULL,
             Kind::Invalid => EINVAL,
             Kind::NotSupported => ENOTSUP,
             Kind::NoEntry => ENOENT,

@@ -157,6 +157,12 @@ impl Cache {
         self.dirty.fetch_sub(bytes, Relaxed);
     }
 
+    /// Whether the indexes fill `cache_size`: an in-memory database, which cannot merge them
+    /// anywhere, refuses new data.
+    pub fn full(&self) -> bool {
+        self.dirty_bytes() > self.size.load(Relaxed)
+    }
+
     /// Whether the dirty estimate is past the dirty target: merging goes on.
     pub fn dirty_over_target(&self) -> bool {
         self.dirty_bytes() > self.dirty_target.load(Relaxed)

@@ -180,17 +180,22 @@ impl Table {
     }
 
     /// Adds `bytes` a session wrote to this table's index to the estimates; returns whether
-    /// the writer should merge the table now (the cache is past its dirty trigger and this
-    /// index has grown since its last merge).
+    /// the writer should act now: the cache is past its dirty trigger (an on-disk table: merge
+    /// it) or full (in memory: measure it, since removals and pruned history are not counted
+    /// down as they happen), and this index has grown well past its last measure.
     pub fn publish_dirty(&self, bytes: i64, cache: &Cache) -> bool {
         let mine = self.dirty.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        let over = cache.publish_dirty(bytes);
         let grown = mine - self.merged_at.load(Ordering::Relaxed);
-        over && grown > (cache.thresholds().dirty_trigger / 8).max(MIN_GROWTH) as i64
+        if self.tree.is_some() {
+            cache.publish_dirty(bytes) && grown > (cache.thresholds().dirty_trigger / 8).max(MIN_GROWTH) as i64
+        } else {
+            cache.publish_dirty(bytes);
+            cache.full() && grown > (cache.thresholds().size / 16) as i64
+        }
     }
 
     /// Merges the index into the tree at `at` (see [`Layers::merge`]), then measures what the
-    /// index still holds and corrects the cache's estimate by it.
+    /// index still holds and corrects the cache's estimate by it (in memory: only that).
     pub fn merge(&self, at: u64, oldest: &dyn Fn() -> u64, cache: &Cache) -> Result<Merged> {
         let merged = self.layers().merge(at, oldest)?;
         let now = self.index.footprint() as i64;

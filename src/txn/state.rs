@@ -452,9 +452,6 @@ impl Txn {
     /// reference's application threads do). A merge that fails (a full disk) leaves the index
     /// as it was: the write stands, and the next merge or checkpoint reports the error.
     fn count_dirty(&mut self, table: &Arc<Table>, key: &[u8], value: Option<&[u8]>) {
-        if table.tree().is_none() {
-            return;
-        }
         self.unpublished += entry_bytes(key.len(), value.map_or(0, <[u8]>::len));
         if self.unpublished < PUBLISH_BYTES {
             return;
@@ -476,6 +473,16 @@ impl Txn {
     /// does: it retries until the other side commits or rolls back).
     pub fn write(&mut self, table: &Arc<Table>, key: &[u8], value: Option<&[u8]>, mode: Mode) -> Result<(), Refused> {
         let data = || value.map_or(Data::Tombstone, Data::value);
+        if value.is_some() && table.tree().is_none() && self.shared.cache.full() {
+            // In memory, nothing can leave the cache for the disk: new data is refused
+            // (removals still pass, and free room once measured).
+            let size = self.shared.cache.thresholds().size;
+            self.failure = Some(Error::new(
+                Kind::CacheFull,
+                format!("in-memory database is full: its tables hold more than cache_size ({size} bytes)"),
+            ));
+            return Err(Refused::Failed);
+        }
         let guard = Guard::new();
         // Whether the table's tree holds the key, when the index cannot tell; a read error
         // refuses the write and is kept for `take_failure`.
