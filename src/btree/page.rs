@@ -44,17 +44,29 @@ pub enum Cell {
     },
 }
 
+/// Where one item of a parsed page is, in 8 bytes (pages are cached parsed, so this size is
+/// most of a page's memory beyond its image): an inline item's offset and length, or, with
+/// [`OVERFLOW_BIT`] set in `len`, the offset of the overflow cell's length and address.
+#[derive(Clone, Copy, Debug)]
+struct Packed {
+    at: u32,
+    len: u32,
+}
+
+/// Marks a [`Packed`] overflow cell.
+const OVERFLOW_BIT: u32 = 1 << 31;
+
 /// A parsed page: its image and where each entry's parts are in it.
 #[derive(Debug)]
 pub struct Page {
     image: Box<[u8]>,
     kind: u8,
-    /// Leaf: (key, value) cells. Internal: (key, child) with the child in `children`.
-    keys: Box<[Cell]>,
-    values: Box<[Cell]>,
-    children: Box<[Addr]>,
-    /// The bytes of overflow keys, read when the page was loaded (searches compare keys).
-    overflow_keys: Box<[Option<Box<[u8]>>]>,
+    /// Per entry: the key, then the value (leaf) or the child address (internal: an inline
+    /// "cell" of the address's 16 bytes).
+    cells: Box<[[Packed; 2]]>,
+    /// The bytes of the page's overflow keys, by entry, read when the page was loaded
+    /// (searches compare keys); usually empty.
+    overflow_keys: Box<[(u32, Box<[u8]>)]>,
 }
 
 /// A page image being built.
@@ -136,17 +148,19 @@ pub fn cell_len(len: usize, inline: bool) -> usize {
 }
 
 impl Page {
-    /// Parses `image`, a block at `offset` of `file` (named in errors), checking every offset.
-    /// `read_overflow` fetches an overflow key's bytes.
+    /// Parses the page image in `block` from `start` (what comes before is the block's own
+    /// header, kept to save moving the image), a block at `offset` of `file` (named in
+    /// errors), checking every offset. `read_overflow` fetches an overflow key's bytes.
     pub fn parse(
-        image: Vec<u8>,
+        block: Vec<u8>,
+        start: usize,
         file: &str,
         offset: u64,
         mut read_overflow: impl FnMut(Addr, u64) -> Result<Vec<u8>>,
     ) -> Result<Page> {
         let bad = |what: &str| Error::new(Kind::TrySalvage, format!("{file}: page at offset {offset}: {what}"));
-        let image = image.into_boxed_slice();
-        let mut r = Reader { b: &image, at: 0 };
+        let image = block.into_boxed_slice();
+        let mut r = Reader { b: &image, at: start.min(image.len()) };
         let kind = r.u8().ok_or_else(|| bad("empty page"))?;
         if kind != LEAF && kind != INTERNAL {
             return Err(bad(&format!("unknown page kind {kind}")));
@@ -154,35 +168,31 @@ impl Page {
         let count = r.u32().ok_or_else(|| bad("short page header"))? as usize;
         // Every entry takes at least 10 bytes: a corrupt count cannot allocate more than the
         // image could hold.
-        if count > image.len() / 10 {
+        if count > (image.len() - r.at) / 10 {
             return Err(bad(&format!("{count} entries cannot fit in {} bytes", image.len())));
         }
-        let (mut keys, mut values, mut children) = (Vec::with_capacity(count), Vec::new(), Vec::new());
-        let mut overflow_keys = Vec::with_capacity(count);
-        for _ in 0..count {
-            let key = r.cell().ok_or_else(|| bad("entry runs past the page"))?;
-            overflow_keys.push(match key {
-                Cell::Overflow { addr, len } => Some(read_overflow(addr, len)?.into_boxed_slice()),
-                Cell::Inline { .. } => None,
-            });
-            keys.push(key);
-            if kind == LEAF {
-                values.push(r.cell().ok_or_else(|| bad("entry runs past the page"))?);
-            } else {
-                children.push(r.addr().ok_or_else(|| bad("entry runs past the page"))?);
+        let mut cells = Vec::with_capacity(count);
+        let mut overflow_keys = Vec::new();
+        let short = || bad("entry runs past the page");
+        for i in 0..count {
+            let key = r.packed().ok_or_else(short)?;
+            if key.len & OVERFLOW_BIT != 0 {
+                let Cell::Overflow { addr, len } = unpack(&image, key) else { return Err(short()) };
+                overflow_keys.push((i as u32, read_overflow(addr, len)?.into_boxed_slice()));
             }
+            let second = if kind == LEAF {
+                r.packed().ok_or_else(short)?
+            } else {
+                let at = u32::try_from(r.at).map_err(|_| short())?;
+                r.addr().ok_or_else(short)?;
+                Packed { at, len: Addr::LEN as u32 }
+            };
+            cells.push([key, second]);
         }
         if r.at != image.len() {
             return Err(bad("bytes after the last entry"));
         }
-        let page = Page {
-            image,
-            kind,
-            keys: keys.into(),
-            values: values.into(),
-            children: children.into(),
-            overflow_keys: overflow_keys.into(),
-        };
+        let page = Page { image, kind, cells: cells.into(), overflow_keys: overflow_keys.into() };
         if kind == INTERNAL && (count == 0 || !page.key(0).is_empty()) {
             return Err(bad("internal page without its leading empty key"));
         }
@@ -199,30 +209,35 @@ impl Page {
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.cells.len()
     }
 
     /// Whether the page has no entry.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.cells.is_empty()
     }
 
     /// The key of entry `i`.
+    #[inline]
     pub fn key(&self, i: usize) -> &[u8] {
-        match self.keys[i] {
-            Cell::Inline { at, len } => &self.image[at as usize..(at + len) as usize],
-            Cell::Overflow { .. } => self.overflow_keys[i].as_deref().unwrap_or_default(),
+        let Packed { at, len } = self.cells[i][0];
+        if len & OVERFLOW_BIT == 0 {
+            return &self.image[at as usize..(at + len) as usize];
+        }
+        match self.overflow_keys.binary_search_by_key(&(i as u32), |(e, _)| *e) {
+            Ok(j) => &self.overflow_keys[j].1,
+            Err(_) => &[],
         }
     }
 
     /// The key cell of entry `i` (to copy it into a new page without reading it).
     pub fn key_cell(&self, i: usize) -> Cell {
-        self.keys[i]
+        unpack(&self.image, self.cells[i][0])
     }
 
     /// The value cell of leaf entry `i`.
     pub fn value_cell(&self, i: usize) -> Cell {
-        self.values[i]
+        unpack(&self.image, self.cells[i][1])
     }
 
     /// The bytes of an inline cell of this page.
@@ -235,7 +250,9 @@ impl Page {
 
     /// The child of internal entry `i`.
     pub fn child(&self, i: usize) -> Addr {
-        self.children[i]
+        let at = self.cells[i][1].at as usize;
+        // Checked when the page was parsed.
+        Addr::get(&self.image[at..]).unwrap_or(Addr { offset: 0, size: 0, checksum: 0 })
     }
 
     /// Leaf: the index of the first key `>= key` (`len()` if none). Internal: the index of the
@@ -266,10 +283,8 @@ impl Page {
     pub fn footprint(&self) -> usize {
         size_of::<Page>()
             + self.image.len()
-            + self.keys.len() * size_of::<Cell>()
-            + self.values.len() * size_of::<Cell>()
-            + self.children.len() * size_of::<Addr>()
-            + self.overflow_keys.iter().map(|k| size_of::<Option<Box<[u8]>>>() + k.as_ref().map_or(0, |k| k.len())).sum::<usize>()
+            + self.cells.len() * size_of::<[Packed; 2]>()
+            + self.overflow_keys.iter().map(|(_, k)| size_of::<(u32, Box<[u8]>)>() + k.len()).sum::<usize>()
     }
 }
 
@@ -303,19 +318,36 @@ impl Reader<'_> {
         Addr::get(self.take(Addr::LEN)?)
     }
 
-    fn cell(&mut self) -> Option<Cell> {
+    /// The next cell, as where its item is.
+    fn packed(&mut self) -> Option<Packed> {
         match self.u8()? {
             INLINE => {
                 let len = self.u32()?;
                 let at = u32::try_from(self.at).ok()?;
+                if len & OVERFLOW_BIT != 0 {
+                    return None;
+                }
                 self.take(len as usize)?;
-                Some(Cell::Inline { at, len })
+                Some(Packed { at, len })
             }
             OVERFLOW => {
-                let len = self.u64()?;
-                Some(Cell::Overflow { addr: self.addr()?, len })
+                let at = u32::try_from(self.at).ok()?;
+                self.u64()?;
+                self.addr()?;
+                Some(Packed { at, len: OVERFLOW_BIT })
             }
             _ => None,
         }
     }
+}
+
+/// The cell `p` of `image` (its bounds were checked when the page was parsed).
+fn unpack(image: &[u8], p: Packed) -> Cell {
+    if p.len & OVERFLOW_BIT == 0 {
+        return Cell::Inline { at: p.at, len: p.len };
+    }
+    let at = p.at as usize;
+    let len = image.get(at..at + 8).and_then(|b| b.try_into().ok()).map_or(0, u64::from_le_bytes);
+    let addr = image.get(at + 8..).and_then(Addr::get).unwrap_or(Addr { offset: 0, size: 0, checksum: 0 });
+    Cell::Overflow { addr, len }
 }

@@ -18,6 +18,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering as Cmp;
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, OnceLock};
@@ -25,7 +26,7 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::Mutex;
 use scc::{AtomicShared, Guard, HashIndex, Shared, Tag};
 
-use super::block::{Addr, BlockFile, SpaceRecord};
+use super::block::{Addr, BlockFile, SpaceRecord, PAYLOAD_AT, UNIT};
 use super::cache::Cache;
 use super::extents::ExtentList;
 use super::page::{self, cell_len, Builder, Cell, Item, Page};
@@ -113,6 +114,9 @@ pub struct Hint {
     at: usize,
 }
 
+/// Shards of a tree's eviction queue.
+const QUEUE_SHARDS: usize = 16;
+
 /// Reads the newest version of the tree.
 pub const TS_NEWEST: u64 = u64::MAX;
 
@@ -183,6 +187,12 @@ pub struct Tree {
     cached_bytes: AtomicUsize,
     /// The connection's budget the cached pages count against.
     budget: Arc<Cache>,
+    /// Leaves in the order they were read, oldest first: eviction takes from the front.
+    /// Sharded by address so that misses on different pages rarely meet on one lock; internal
+    /// pages are not queued (they are few, and every read passes through them).
+    queue: [Mutex<VecDeque<(u64, u32)>>; QUEUE_SHARDS],
+    /// The shard eviction takes from next.
+    hand: AtomicUsize,
     limits: Limits,
     /// One batch of changes or checkpoint at a time.
     writer: Mutex<()>,
@@ -216,6 +226,8 @@ impl Tree {
             cache: HashIndex::with_hasher(AddrHash),
             cached_bytes: AtomicUsize::new(0),
             budget,
+            queue: std::array::from_fn(|_| Mutex::new(VecDeque::new())),
+            hand: AtomicUsize::new(0),
             limits,
             writer: Mutex::new(()),
             merges: Mutex::new(0),
@@ -277,6 +289,9 @@ impl Tree {
         self.budget.pages(bytes as i64);
         self.budget.stats.pages_read.fetch_add(1, Relaxed);
         let page = frame.page.get_or_init(|| page);
+        if page.is_leaf() {
+            self.queue[(addr.offset / UNIT) as usize % QUEUE_SHARDS].lock().push_back(key);
+        }
         if self.budget.over_trigger() {
             // This reader helps: the page it returns stays valid under its guard.
             self.evict_to_target();
@@ -288,31 +303,25 @@ impl Tree {
     /// target or the tree holds no more pages. Pages in use stay valid for their readers (the
     /// entries are freed an epoch later).
     fn evict_to_target(&self) {
-        let guard = Guard::new();
-        for leaves in [true, false] {
-            let mut victims = Vec::new();
-            for (key, frame) in self.cache.iter(&guard) {
-                if frame.page.get().is_some_and(|p| p.is_leaf() == leaves) {
-                    victims.push(*key);
-                }
-                if victims.len() >= 64 {
-                    break;
-                }
-            }
-            for (offset, checksum) in victims {
-                if self.uncache(Addr { offset, size: 0, checksum }) {
-                    self.budget.stats.pages_evicted_app.fetch_add(1, Relaxed);
-                }
-                if !self.budget.over_target() {
-                    return;
-                }
+        // Stops once the target is met, or when every shard came up empty in a row.
+        let mut empty = 0;
+        while empty < QUEUE_SHARDS && self.budget.over_target() {
+            let shard = self.hand.fetch_add(1, Relaxed) % QUEUE_SHARDS;
+            let Some((offset, checksum)) = self.queue[shard].lock().pop_front() else {
+                empty += 1;
+                continue;
+            };
+            empty = 0;
+            // A queued page may be gone already (replaced by a merge): then nothing is freed.
+            if self.uncache(Addr { offset, size: 0, checksum }) {
+                self.budget.stats.pages_evicted_app.fetch_add(1, Relaxed);
             }
         }
     }
 
     fn read_page(&self, addr: Addr) -> Result<Page> {
-        let image = self.file.read(addr)?;
-        Page::parse(image, self.file.name(), addr.offset, |a, len| self.read_overflow(a, len))
+        let block = self.file.read_block(addr)?;
+        Page::parse(block, PAYLOAD_AT, self.file.name(), addr.offset, |a, len| self.read_overflow(a, len))
     }
 
     fn read_overflow(&self, addr: Addr, len: u64) -> Result<Vec<u8>> {
