@@ -8,12 +8,12 @@ use std::sync::Arc;
 use crossbeam_utils::CachePadded;
 use parking_lot::Mutex;
 
+use crate::btree::cache::Cache;
+use crate::btree::tree::Tree;
 use crate::error::{Error, Kind, Result};
 use crate::pack::Format;
 use crate::stats::counters::{dsrc_report, TableStats, DSRC_STATS};
 use crate::stats::Snapshot;
-use crate::btree::tree::Tree;
-use crate::btree::cache::Cache;
 use crate::store::{Index, Layers, Merged};
 
 /// A forced merge waits for the index to grow at least this much since the last one.
