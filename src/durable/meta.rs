@@ -6,17 +6,23 @@
 
 use std::ops::RangeInclusive;
 
+use crate::btree::tree::Limits;
 use crate::error::{Error, Result};
 use crate::schema::TableSpec;
+
+/// Page sizes `create` accepts (`leaf_page_max`, `internal_page_max`: 512 B to 512 MB).
+const PAGE_MIN: usize = 512;
+const PAGE_MAX: usize = 512 << 20;
 
 use super::disk::{Disk, META_FILE};
 use super::frame::{corrupt, write_frame, FrameReader, Next, Put, Take};
 
 /// First field of every file's header frame, one per kind of file.
 pub const META_MAGIC: u64 = u64::from_le_bytes(*b"ULmeta\0\0");
-/// The layout version of `unlatched.meta` written (and the only one read). Each kind of file
-/// has its own: see `checkpoint::CKPT_VERSION` and `journal::LOG_VERSION`.
-pub const META_VERSION: u32 = 1;
+/// The layout version of `unlatched.meta` written. Each kind of file has its own: see
+/// `checkpoint::CKPT_VERSION` and `journal::LOG_VERSION`. Version 1 (read too) has no page
+/// sizes: its tables get the defaults.
+pub const META_VERSION: u32 = 2;
 
 /// The table list.
 #[derive(Debug, Default)]
@@ -56,6 +62,7 @@ impl Meta {
                 p.str(c);
             }
             p.str(&t.app_metadata);
+            p.u32(t.pages.leaf_page_max as u32).u32(t.pages.internal_page_max as u32);
         }
         let mut out = Vec::new();
         write_frame(&mut out, &p.0);
@@ -75,7 +82,7 @@ impl Meta {
             return Err(corrupt(file, "unexpected bytes after the table list"));
         }
         let mut t = Take::new(&payload, file);
-        check_header(&mut t, file, META_MAGIC, META_VERSION..=META_VERSION)?;
+        let version = check_header(&mut t, file, META_MAGIC, 1..=META_VERSION)?;
         let next_id = t.u64()?;
         let n = t.u32()?;
         let mut tables = Vec::new();
@@ -86,7 +93,17 @@ impl Meta {
             let value_format = t.str()?.to_string();
             let columns = (0..t.u32()?).map(|_| t.str().map(str::to_string)).collect::<Result<_>>()?;
             let app_metadata = t.str()?.to_string();
-            tables.push(TableSpec { id, name, key_format, value_format, columns, app_metadata });
+            let pages = if version >= 2 {
+                let (leaf, internal) = (t.u32()? as usize, t.u32()? as usize);
+                // The sizes create accepts: anything else is damage.
+                if !(PAGE_MIN..=PAGE_MAX).contains(&leaf) || !(PAGE_MIN..=PAGE_MAX).contains(&internal) {
+                    return Err(corrupt(file, "impossible page size"));
+                }
+                Limits { leaf_page_max: leaf, internal_page_max: internal }
+            } else {
+                Limits::default()
+            };
+            tables.push(TableSpec { id, name, key_format, value_format, columns, app_metadata, pages });
         }
         if !t.is_empty() {
             return Err(corrupt(file, "unexpected bytes after the table list"));
@@ -123,6 +140,7 @@ mod tests {
             value_format: "Su".into(),
             columns: vec!["k".into(), "a".into(), "b".into()],
             app_metadata: "x=1".into(),
+            pages: Limits { leaf_page_max: 16384, internal_page_max: 2048 },
         }
     }
 

@@ -45,7 +45,7 @@ use crate::schema::{Registry, Table, TableSpec};
 use crate::store::ReadView;
 use crate::btree::block::BlockFile;
 use crate::btree::cache::Cache;
-use crate::btree::tree::{Limits, Tree, TreeRecord};
+use crate::btree::tree::{Tree, TreeRecord};
 use crate::txn::Txn;
 
 use checkpoint::Header;
@@ -126,7 +126,7 @@ impl Durable {
         for spec in &meta.tables {
             // A table created after the checkpoint starts from an empty tree (its rows are in
             // the journal); any other is opened as the checkpoint left it.
-            let tree = open_tree(&home_disk, spec.id, trees.remove(&spec.id), cache)?;
+            let tree = open_tree(&home_disk, spec, trees.remove(&spec.id), cache)?;
             registry.insert(Table::on_disk(spec.clone(), tree)?, false)?;
             let table = registry.get(&spec.name).ok_or_else(|| Error::new(Kind::Generic, "recovered table vanished"))?;
             by_id.insert(spec.id, table);
@@ -221,7 +221,7 @@ impl Durable {
         spec.id = meta.next_id;
         // The tree's file exists before the table list names it (an orphan left by a crash in
         // between is removed at the next open).
-        let table = Table::on_disk(spec.clone(), open_tree(&self.home, spec.id, None, &self.cache)?)?;
+        let table = Table::on_disk(spec.clone(), open_tree(&self.home, &spec, None, &self.cache)?)?;
         let mut next = Meta { next_id: meta.next_id + 1, tables: meta.tables.clone() };
         next.tables.push(spec);
         next.store(&self.home)?;
@@ -342,12 +342,12 @@ fn tree_file(id: u64) -> String {
 }
 
 /// Table `id`'s tree: as `record` (its last checkpoint) left it, or a new, empty one.
-fn open_tree(disk: &Arc<Disk>, id: u64, record: Option<TreeRecord>, cache: &Arc<Cache>) -> Result<Tree> {
-    let name = tree_file(id);
+fn open_tree(disk: &Arc<Disk>, spec: &TableSpec, record: Option<TreeRecord>, cache: &Arc<Cache>) -> Result<Tree> {
+    let name = tree_file(spec.id);
     let cache = Arc::clone(cache);
     Ok(match record {
-        Some(record) => Tree::open(BlockFile::open(disk, &name, record.space)?, record.root, Limits::default(), cache),
-        None => Tree::create(BlockFile::create(disk, &name)?, Limits::default(), cache),
+        Some(record) => Tree::open(BlockFile::open(disk, &name, record.space)?, record.root, spec.pages, cache),
+        None => Tree::create(BlockFile::create(disk, &name)?, spec.pages, cache),
     })
 }
 

@@ -9,7 +9,7 @@ use crossbeam_utils::CachePadded;
 use parking_lot::Mutex;
 
 use crate::btree::cache::Cache;
-use crate::btree::tree::Tree;
+use crate::btree::tree::{Limits, Tree};
 use crate::error::{Error, Kind, Result};
 use crate::pack::Format;
 use crate::stats::counters::{dsrc_report, TableStats, DSRC_STATS};
@@ -35,6 +35,8 @@ pub struct TableSpec {
     pub columns: Vec<String>,
     /// Opaque application metadata.
     pub app_metadata: String,
+    /// Page sizes of the table's tree (`leaf_page_max`, `internal_page_max`).
+    pub pages: Limits,
 }
 
 /// A table: immutable description plus its data.
@@ -304,6 +306,7 @@ mod tests {
             value_format: "S".into(),
             columns: Vec::new(),
             app_metadata: String::new(),
+            pages: Limits::default(),
         })
         .unwrap()
     }

@@ -1,5 +1,6 @@
 //! Session methods that create, drop and open objects.
 
+use crate::btree::tree::Limits;
 use crate::config::{self, Method};
 use crate::conn::Connection;
 use crate::cursor::{Cursor, CursorConfig};
@@ -53,6 +54,10 @@ impl Session {
             value_format: cfg.str("value_format").to_string(),
             columns: cfg.list("columns").into_iter().map(str::to_string).collect(),
             app_metadata: cfg.str("app_metadata").to_string(),
+            pages: Limits {
+                leaf_page_max: cfg.int("leaf_page_max") as usize,
+                internal_page_max: cfg.int("internal_page_max") as usize,
+            },
         };
         check_columns(&spec)?;
         conn.create_table(spec, cfg.bool("exclusive"))
