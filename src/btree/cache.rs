@@ -13,6 +13,7 @@
 //! pages of its tree until the total is back under the target.
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
+use std::sync::OnceLock;
 
 use crossbeam_utils::CachePadded;
 
@@ -57,6 +58,17 @@ pub struct Cache {
     dirty: CachePadded<AtomicI64>,
     /// Event counters (pages read and evicted, merges): misses and merges only.
     pub stats: CacheStats,
+    /// Wakes the eviction server, once there is one.
+    waker: OnceLock<Waker>,
+}
+
+/// What wakes the eviction server.
+struct Waker(Box<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for Waker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Waker")
+    }
 }
 
 /// What the cache counts.
@@ -70,6 +82,10 @@ pub struct CacheStats {
     pub pages_written: AtomicU64,
     /// Merges of an index into its tree started because the dirty trigger was passed.
     pub forced_merges: AtomicU64,
+    /// Merges the eviction server ran.
+    pub server_merges: AtomicU64,
+    /// Pages the eviction server dropped.
+    pub pages_evicted_server: AtomicU64,
 }
 
 impl Default for Cache {
@@ -90,6 +106,7 @@ impl Cache {
             clean: CachePadded::new(AtomicI64::new(0)),
             dirty: CachePadded::new(AtomicI64::new(0)),
             stats: CacheStats::default(),
+            waker: OnceLock::new(),
         };
         cache.set(t);
         cache
@@ -146,10 +163,27 @@ impl Cache {
     }
 
     /// A writer publishes its unpublished dirty bytes; returns whether the dirty estimate is
-    /// past the dirty trigger (the writer should merge).
+    /// past the dirty trigger (the writer should merge). Past the dirty target, the eviction
+    /// server is woken.
     pub fn publish_dirty(&self, bytes: i64) -> bool {
-        let now = self.dirty.fetch_add(bytes, Relaxed) + bytes;
-        now > 0 && now as u64 > self.dirty_trigger.load(Relaxed)
+        let now = (self.dirty.fetch_add(bytes, Relaxed) + bytes).max(0) as u64;
+        if now > self.dirty_target.load(Relaxed) {
+            self.wake_server();
+        }
+        now > self.dirty_trigger.load(Relaxed)
+    }
+
+    /// Sets what wakes the eviction server (once, when it starts).
+    pub fn set_waker(&self, waker: Box<dyn Fn() + Send + Sync>) {
+        // A second server would be a bug of the caller; the first keeps its waker.
+        let _ = self.waker.set(Waker(waker));
+    }
+
+    /// Wakes the eviction server, if there is one.
+    pub fn wake_server(&self) {
+        if let Some(Waker(wake)) = self.waker.get() {
+            wake();
+        }
     }
 
     /// A merge took `bytes` out of an index (negative: the index grew meanwhile).

@@ -294,17 +294,20 @@ impl Tree {
         }
         if self.budget.over_trigger() {
             // This reader helps: the page it returns stays valid under its guard.
-            self.evict_to_target();
+            let evicted = self.evict_to_target();
+            self.budget.stats.pages_evicted_app.fetch_add(evicted, Relaxed);
+        } else if self.budget.over_target() {
+            self.budget.wake_server();
         }
         Ok(page)
     }
 
-    /// Drops cached pages of this tree, leaves first, until the cache is back under its
-    /// target or the tree holds no more pages. Pages in use stay valid for their readers (the
-    /// entries are freed an epoch later).
-    fn evict_to_target(&self) {
+    /// Drops cached leaves of this tree, oldest read first, until the cache is back under its
+    /// target or the tree holds no more leaves; returns how many were dropped. Pages in use
+    /// stay valid for their readers (the entries are freed an epoch later).
+    pub fn evict_to_target(&self) -> u64 {
         // Stops once the target is met, or when every shard came up empty in a row.
-        let mut empty = 0;
+        let (mut empty, mut evicted) = (0, 0);
         while empty < QUEUE_SHARDS && self.budget.over_target() {
             let shard = self.hand.fetch_add(1, Relaxed) % QUEUE_SHARDS;
             let Some((offset, checksum)) = self.queue[shard].lock().pop_front() else {
@@ -313,10 +316,9 @@ impl Tree {
             };
             empty = 0;
             // A queued page may be gone already (replaced by a merge): then nothing is freed.
-            if self.uncache(Addr { offset, size: 0, checksum }) {
-                self.budget.stats.pages_evicted_app.fetch_add(1, Relaxed);
-            }
+            evicted += u64::from(self.uncache(Addr { offset, size: 0, checksum }));
         }
+        evicted
     }
 
     fn read_page(&self, addr: Addr) -> Result<Page> {

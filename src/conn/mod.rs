@@ -1,12 +1,14 @@
 //! The connection: settings, the table registry and the fixed array of session slots.
 
 mod eviction;
+mod evictor;
 mod home;
 mod settings;
 mod slots;
 mod statistics;
 
 use eviction::Eviction;
+use evictor::Evictor;
 use home::HomeClaim;
 
 pub use settings::Settings;
@@ -126,6 +128,8 @@ pub struct Connection {
     eviction: Mutex<Eviction>,
     /// The cache budget: pages read and in-memory indexes count against it.
     cache: Arc<Cache>,
+    /// The eviction server of an on-disk database.
+    evictor: Mutex<Option<Evictor>>,
 }
 
 impl Connection {
@@ -167,12 +171,18 @@ impl Connection {
             stats_log: Mutex::new((StatsLogConfig::default(), None)),
             txn: Arc::new(TxnShared::new(capacity, Arc::clone(&cache))),
             cache,
+            evictor: Mutex::new(None),
             durable,
             checkpointer: Mutex::new((CheckpointConfig::default(), None)),
             eviction: Mutex::new(eviction),
         };
         conn.start_stats_log(stats_log)?;
         conn.configure_checkpoints(CheckpointConfig::from_config(&cfg, None))?;
+        if conn.durable.is_some() {
+            let threads = cfg.int("eviction.threads_min").max(1) as usize;
+            let evictor = Evictor::start(threads, Arc::clone(&conn.registry), Arc::clone(&conn.txn), Arc::clone(&conn.cache))?;
+            *conn.evictor.lock() = Some(evictor);
+        }
         Ok(conn)
     }
 
@@ -262,6 +272,9 @@ impl Connection {
     /// The end of a clean close (every session closed): the statistics log and the background
     /// checkpoint thread stop, and an on-disk database takes its final checkpoint.
     pub fn close(&self) -> Result<()> {
+        if let Some(evictor) = self.evictor.lock().take() {
+            evictor.stop();
+        }
         self.close_stats_log();
         self.stop_checkpointer(self.checkpointer.lock().1.take());
         match &self.durable {
