@@ -324,8 +324,8 @@ impl Durable {
 
     /// `WT_SESSION::compact` of `table`; returns the bytes given back to the file system.
     ///
-    /// A checkpoint first carries the table's index into its tree and frees the blocks only
-    /// the previous checkpoint used. If more than a tenth of the file is then free, every page
+    /// Checkpoints first carry the table's index into its tree and free the blocks only
+    /// older checkpoints used. If more than a tenth of the file is then free, every page
     /// is rewritten into the lowest free space ([`Tree::rewrite`]) and a second checkpoint
     /// frees the old pages (blocks an older running snapshot can still read stay until a later
     /// compaction). Then the free space at the end of the file is given back, and a last
@@ -333,6 +333,10 @@ impl Durable {
     /// file cut back over space its checkpoint calls free).
     pub fn compact(&self, registry: &Registry, table: &Table, txn: &mut Txn) -> Result<u64> {
         let Some(tree) = table.tree() else { return Ok(0) };
+        // Blocks the merge replaced are released an epoch later, and become allocatable only
+        // at the checkpoint after that: two checkpoints leave all free space allocatable.
+        self.checkpoint_in(registry, txn)?;
+        settle(tree);
         self.checkpoint_in(registry, txn)?;
         let (end, free) = tree.file().usage();
         if free.saturating_mul(10) > end {
