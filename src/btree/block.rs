@@ -282,7 +282,7 @@ impl BlockFile {
     }
 
     /// The file's length on disk.
-    pub fn len(&self) -> Result<u64> {
+    pub fn file_len(&self) -> Result<u64> {
         Ok(self.file.metadata().map_err(|e| self.os("fstat", &e))?.len())
     }
 

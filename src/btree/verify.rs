@@ -43,7 +43,7 @@ impl Tree {
     pub fn verify(&self) -> Result<Shape> {
         let _merges = self.merge_lock();
         let file = self.file();
-        let mut v = Verifier { file, lists: file.space_lists(), len: file.len()?, used: ExtentList::new(), seen: HashMap::new() };
+        let mut v = Verifier { file, lists: file.space_lists(), len: file.file_len()?, used: ExtentList::new(), seen: HashMap::new() };
         if v.len < v.lists.end {
             return Err(v.bad(v.len, &format!("file is {} bytes, its blocks reach {}", v.len, v.lists.end)));
         }
@@ -118,7 +118,7 @@ impl Verifier<'_> {
             }
             return Err(self.bad(addr.offset, "block referenced twice"));
         }
-        let end = ext.offset.checked_add(ext.len).unwrap_or(u64::MAX);
+        let end = ext.offset.saturating_add(ext.len);
         if end > self.lists.end || end > self.len {
             return Err(self.bad(addr.offset, &format!("block of {} bytes runs past the end of the file ({})", ext.len, self.lists.end.min(self.len))));
         }
