@@ -407,11 +407,11 @@ test_unsupported(WT_CONNECTION *conn, WT_SESSION *s)
     CHECK_RC(s->checkpoint(s, NULL), ENOTSUP);
     CHECK_MSG(&rec, ENOTSUP, "not supported for in-memory configurations");
 
-    /* Later-phase methods. */
+    /* Later-phase methods; in memory, compact does nothing and verify is ENOTSUP (the reference). */
     OK(s->create(s, "table:u", "key_format=S,value_format=S"));
     ul_recorder_clear(&rec);
-    CHECK_RC(s->compact(s, "table:u", NULL), ENOTSUP);
-    CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
+    OK(s->compact(s, "table:u", NULL));
+    CHECK(rec.errors == 0);
     ul_recorder_clear(&rec);
     CHECK_RC(s->salvage(s, "table:u", NULL), ENOTSUP);
     CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);

@@ -77,4 +77,5 @@ c_tests! {
     stat_stress,
     drop_close,
     cache_full,
+    verify_compact,
 }

@@ -32,6 +32,7 @@ const C_TESTS: &[&str] = &[
     "drop_close",
     "journal_damage",
     "cache_full",
+    "verify_compact",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -137,6 +138,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_drop_close => "drop_close",
     asan_ubsan_c_journal_damage => "journal_damage",
     asan_ubsan_c_cache_full => "cache_full",
+    asan_ubsan_c_verify_compact => "verify_compact",
 }
 
 sanitized_tests! { example:

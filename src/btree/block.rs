@@ -157,6 +157,19 @@ impl Space {
     }
 }
 
+/// A copy of a file's free-space lists ([`BlockFile::space_lists`]).
+#[derive(Clone, Debug)]
+pub struct SpaceLists {
+    /// End of the space in use.
+    pub end: u64,
+    /// Free now.
+    pub avail: ExtentList,
+    /// Dropped by the tree, still used by the last durable checkpoint.
+    pub pending: ExtentList,
+    /// Out of use, waiting for older readers to finish.
+    pub retiring: ExtentList,
+}
+
 /// I/O counters of one file (block-manager statistics).
 #[derive(Debug, Default)]
 pub struct BlockStats {
@@ -223,7 +236,18 @@ impl BlockFile {
             return Err(bf.damaged(0, "unexpected allocation unit"));
         }
         let len = bf.file.metadata().map_err(|e| bf.os("fstat", &e))?.len();
-        let end = bf.space.lock().end;
+        let end = {
+            let mut space = bf.space.lock();
+            // A compaction gave free space at the end back after this checkpoint: the record's
+            // end may lie past the file's, over space the record itself calls free.
+            if len < space.end && len % UNIT == 0 && len >= UNIT {
+                let tail = Extent { offset: len, len: space.end - len };
+                if space.avail.remove(tail) {
+                    space.end = len;
+                }
+            }
+            space.end
+        };
         if len < end {
             return Err(bf.damaged(len, &format!("file is {len} bytes, its checkpoint needs {end}")));
         }
@@ -253,6 +277,27 @@ impl BlockFile {
     /// The file's name in the home.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The file's path as messages show it.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// The file's length on disk.
+    pub fn file_len(&self) -> Result<u64> {
+        Ok(self.file.metadata().map_err(|e| self.os("fstat", &e))?.len())
+    }
+
+    /// A copy of the free-space bookkeeping (verification; the lists are small).
+    pub fn space_lists(&self) -> SpaceLists {
+        let space = self.space.lock();
+        SpaceLists {
+            end: space.end,
+            avail: space.avail.clone(),
+            pending: space.pending.clone(),
+            retiring: space.retiring.clone(),
+        }
     }
 
     /// I/O counters.

@@ -7,12 +7,18 @@
 //! - `page.rs`: page images (leaf, internal, overflow items) and their parsed form
 //! - `tree.rs`: the tree: reads through the page cache, batches of changes written copy-on-write,
 //!   checkpoint records
+//! - `verify.rs`: checking a tree's file block by block (`WT_SESSION::verify`), the tree's shape
+//! - `compact.rs`: rewriting a tree into the lowest free space (`WT_SESSION::compact`)
 
 pub mod block;
 pub mod cache;
+pub mod compact;
 pub mod extents;
 pub mod page;
 pub mod tree;
+pub mod verify;
 
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod verify_tests;

@@ -198,6 +198,9 @@ pub struct Tree {
     writer: Mutex<()>,
     /// One merge at a time ([`crate::store::Layers::merge`]), and the timestamp of the last.
     merges: Mutex<u64>,
+    /// The root of the last durable checkpoint, and the one a checkpoint being taken records
+    /// (verification checks both).
+    checkpoint_roots: Mutex<(Option<Addr>, Option<Addr>)>,
 }
 
 /// A change to one key: its new value, or `None` to remove it.
@@ -231,6 +234,7 @@ impl Tree {
             limits,
             writer: Mutex::new(()),
             merges: Mutex::new(0),
+            checkpoint_roots: Mutex::new((root, root)),
         }
     }
 
@@ -253,6 +257,21 @@ impl Tree {
         self.roots.load(Acquire, guard).as_ref().and_then(|r| r.at(ts))
     }
 
+    /// The newest version's root.
+    pub fn newest_root(&self) -> Option<Addr> {
+        self.root_addr(TS_NEWEST, &Guard::new())
+    }
+
+    /// The root the last durable checkpoint recorded.
+    pub fn checkpoint_root(&self) -> Option<Addr> {
+        self.checkpoint_roots.lock().0
+    }
+
+    /// The limits pages are built to.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
     /// Number of roots kept (tests).
     pub fn versions(&self) -> usize {
         let guard = Guard::new();
@@ -260,7 +279,7 @@ impl Tree {
     }
 
     /// The page at `addr`, from the cache or read and parsed into it.
-    fn page<'g>(&'g self, addr: Addr, guard: &'g Guard) -> Result<&'g Page> {
+    pub(super) fn page<'g>(&'g self, addr: Addr, guard: &'g Guard) -> Result<&'g Page> {
         let key = (addr.offset, addr.checksum);
         if let Some(page) = self.cache.peek(&key, guard).and_then(|f| f.page.get()) {
             return Ok(page);
@@ -567,12 +586,16 @@ impl Tree {
         let guard = Guard::new();
         let older: Vec<Addr> = self.replaced.lock().iter().flat_map(|(_, blocks)| blocks.iter().copied()).collect();
         let (space, released) = self.file.checkpoint_record(older.iter().map(Addr::extent));
-        Ok((TreeRecord { root: self.root_addr(TS_NEWEST, &guard), space }, released))
+        let root = self.root_addr(TS_NEWEST, &guard);
+        self.checkpoint_roots.lock().1 = root;
+        Ok((TreeRecord { root, space }, released))
     }
 
     /// The checkpoint taken by [`checkpoint`](Self::checkpoint) is durable.
     pub fn checkpoint_durable(&self, released: &ExtentList) {
         self.file.checkpoint_durable(released);
+        let mut roots = self.checkpoint_roots.lock();
+        roots.0 = roots.1;
     }
 
     /// Drops every cached page (tests; eviction under memory pressure).

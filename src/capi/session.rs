@@ -368,6 +368,26 @@ unsafe extern "C" fn checkpoint(session: *mut WT_SESSION, config: *const c_char)
     unsafe { call(session, "WT_SESSION.checkpoint", |s| s.core.checkpoint(&s.conn().core, c_str(config)?)) }
 }
 
+unsafe extern "C" fn verify(session: *mut WT_SESSION, name: *const c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated strings.
+    unsafe {
+        call(session, "WT_SESSION.verify", |s| {
+            let name = c_str(name)?.ok_or_else(|| Error::invalid("NULL object name"))?;
+            s.core.verify(&s.conn().core, name, c_str(config)?)
+        })
+    }
+}
+
+unsafe extern "C" fn compact(session: *mut WT_SESSION, name: *const c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated strings.
+    unsafe {
+        call(session, "WT_SESSION.compact", |s| {
+            let name = c_str(name)?.ok_or_else(|| Error::invalid("NULL object name"))?;
+            s.core.compact(&s.conn().core, name, c_str(config)?)
+        })
+    }
+}
+
 unsafe extern "C" fn breakpoint(_session: *mut WT_SESSION) -> c_int {
     0
 }
@@ -418,13 +438,11 @@ macro_rules! not_yet {
 
 not_yet! {
     alter(name: *const c_char, config: *const c_char) => "WT_SESSION.alter";
-    compact(name: *const c_char, config: *const c_char) => "WT_SESSION.compact";
     join(a: *mut WT_CURSOR, b: *mut WT_CURSOR, config: *const c_char) => "WT_SESSION.join";
     log_flush(config: *const c_char) => "WT_SESSION.log_flush";
     rename(uri: *const c_char, newuri: *const c_char, config: *const c_char) => "WT_SESSION.rename";
     salvage(name: *const c_char, config: *const c_char) => "WT_SESSION.salvage";
     truncate(name: *const c_char, start: *mut WT_CURSOR, stop: *mut WT_CURSOR, config: *const c_char) => "WT_SESSION.truncate";
-    verify(name: *const c_char, config: *const c_char) => "WT_SESSION.verify";
     prepare_transaction(config: *const c_char) => "WT_SESSION.prepare_transaction";
     query_timestamp(hex: *mut c_char, config: *const c_char) => "WT_SESSION.query_timestamp";
     timestamp_transaction(config: *const c_char) => "WT_SESSION.timestamp_transaction";

@@ -34,7 +34,7 @@ mod tests;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -73,6 +73,8 @@ pub struct Durable {
     closed: AtomicBool,
     /// The connection's cache budget, which the trees' pages count against.
     cache: Arc<Cache>,
+    /// Checkpoints completed by this connection (statistics; counted once per checkpoint).
+    checkpoints: AtomicU64,
 }
 
 /// What recovery found (tests and diagnostics).
@@ -180,6 +182,7 @@ impl Durable {
             created,
             closed: AtomicBool::new(false),
             cache: Arc::clone(cache),
+            checkpoints: AtomicU64::new(0),
         };
         Ok((durable, recovered))
     }
@@ -276,6 +279,7 @@ impl Durable {
         let no = *last + 1;
         checkpoint::write(&self.home, Header { no, replay_from, snapshot_ts: view.ts, journal_exists }, &records)?;
         *last = no;
+        self.checkpoints.fetch_add(1, Ordering::Relaxed);
         // Durable: the blocks only the previous checkpoint used are free now.
         for (tree, pending) in released {
             tree.checkpoint_durable(&pending);
@@ -304,6 +308,50 @@ impl Durable {
         out
     }
 
+    /// Checkpoints completed since the connection opened.
+    pub fn checkpoints(&self) -> u64 {
+        self.checkpoints.load(Ordering::Relaxed)
+    }
+
+    /// `WT_SESSION::verify` of `table`: checks its tree's file (see [`crate::btree::verify`]).
+    /// Checkpoints wait meanwhile, so that the checkpoint's root and the free lists hold
+    /// still; readers and writers go on.
+    pub fn verify(&self, table: &Table) -> Result<()> {
+        let Some(tree) = table.tree() else { return Ok(()) };
+        let _checkpoints = self.last_checkpoint.lock();
+        tree.verify().map(drop)
+    }
+
+    /// `WT_SESSION::compact` of `table`; returns the bytes given back to the file system.
+    ///
+    /// Checkpoints first carry the table's index into its tree and free the blocks only
+    /// older checkpoints used. If more than a tenth of the file is then free, every page
+    /// is rewritten into the lowest free space ([`Tree::rewrite`]) and a second checkpoint
+    /// frees the old pages (blocks an older running snapshot can still read stay until a later
+    /// compaction). Then the free space at the end of the file is given back, and a last
+    /// checkpoint records the shorter file (a crash before it is harmless: the open accepts a
+    /// file cut back over space its checkpoint calls free).
+    pub fn compact(&self, registry: &Registry, table: &Table, txn: &mut Txn) -> Result<u64> {
+        let Some(tree) = table.tree() else { return Ok(0) };
+        // Blocks the merge replaced are released an epoch later, and become allocatable only
+        // at the checkpoint after that: two checkpoints leave all free space allocatable.
+        self.checkpoint_in(registry, txn)?;
+        settle(tree);
+        self.checkpoint_in(registry, txn)?;
+        let (end, free) = tree.file().usage();
+        if free.saturating_mul(10) > end {
+            txn.reset_snapshot()?;
+            tree.rewrite(txn.oldest())?;
+            settle(tree);
+            self.checkpoint_in(registry, txn)?;
+        }
+        let trimmed = tree.file().trim_tail()?;
+        if trimmed > 0 {
+            self.checkpoint_in(registry, txn)?;
+        }
+        Ok(trimmed)
+    }
+
     /// Has `wake` called each time the journal has written `bytes` more bytes, rounded up to
     /// `log=(file_max)` as the reference does (`None`, or no journal: never).
     pub fn wake_on_journal_bytes(&self, bytes: u64, wake: Option<Wakeup>) {
@@ -324,6 +372,22 @@ impl Durable {
     /// Skips the final checkpoint, as if the process died here (tests of recovery).
     pub fn abandon(&self) {
         self.closed.store(true, Ordering::Release);
+    }
+}
+
+/// Waits (briefly: at most about 100 ms) for the blocks `tree` retired to be released: they
+/// are once no reader that started before their retirement is left (an epoch later). Blocks
+/// still held by a reader then are freed by a later checkpoint.
+fn settle(tree: &Tree) {
+    for _ in 0..100 {
+        if tree.file().retiring() == 0 {
+            return;
+        }
+        // The collector moves its epoch as guards come and go.
+        for _ in 0..256 {
+            drop(scc::Guard::new());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
 

@@ -809,3 +809,162 @@ fn a_version_1_journal_makes_no_successor_promise() {
     let conn = open(&dir, "log=(enabled=true)").unwrap();
     assert_eq!(count_acknowledged(&conn), (500, 0));
 }
+
+/// The size of table `id`'s tree file.
+fn tree_file_len(dir: &Path, id: u64) -> u64 {
+    std::fs::metadata(dir.join(format!("{}{id}", super::disk::TREE_PREFIX))).expect("the tree file").len()
+}
+
+/// The value of statistic `id` in `snapshot`.
+fn stat(snapshot: &[(i32, i64)], id: i32) -> Option<i64> {
+    snapshot.iter().find(|&&(i, _)| i == id).map(|&(_, v)| v)
+}
+
+#[test]
+fn compact_gives_back_the_space_of_removed_rows_and_verify_passes() {
+    let dir = home();
+    let conn = open(&dir, "create").unwrap();
+    let mut a = S::new(&conn, "a");
+    let value = "v".repeat(200);
+    const ROWS: usize = 20_000;
+    for i in 0..ROWS {
+        a.put(&format!("k{i:06}"), &value).unwrap();
+    }
+    a.s.checkpoint(&conn, None).unwrap();
+    a.s.verify(&conn, "table:a", None).unwrap();
+    for i in (0..ROWS).filter(|i| i % 5 != 0) {
+        a.remove(&format!("k{i:06}")).unwrap();
+    }
+    a.s.checkpoint(&conn, None).unwrap();
+    let before = tree_file_len(&dir, 1);
+    a.s.compact(&conn, "table:a", None).unwrap();
+    let after = tree_file_len(&dir, 1);
+    assert!(after * 2 < before, "compact shrank the file from {before} to only {after} bytes");
+    a.s.verify(&conn, "table:a", None).unwrap();
+    for i in (0..ROWS).step_by(97) {
+        let want = (i % 5 == 0).then(|| value.clone());
+        assert_eq!(a.get(&format!("k{i:06}")), want, "row {i}");
+    }
+    // Writes after a compaction land in the file as usual, and it reopens.
+    a.put("late", "1").unwrap();
+    drop(a);
+    drop(conn);
+    let conn = open(&dir, "").unwrap();
+    let mut a = S::new(&conn, "a");
+    a.s.verify(&conn, "table:a", None).unwrap();
+    assert_eq!(a.get("late").as_deref(), Some("1"));
+    let mut count = 0;
+    a.s.reset_cursor(a.c);
+    while a.s.next(a.c).is_ok() {
+        count += 1;
+    }
+    assert_eq!(count, ROWS / 5 + 1);
+}
+
+#[test]
+fn a_compacted_file_cut_before_its_next_checkpoint_reopens() {
+    let dir = home();
+    let conn = open(&dir, "create").unwrap();
+    let mut a = S::new(&conn, "a");
+    for i in 0..5000 {
+        a.put(&format!("k{i:06}"), &"x".repeat(300)).unwrap();
+    }
+    a.s.checkpoint(&conn, None).unwrap();
+    for i in 1000..5000 {
+        a.remove(&format!("k{i:06}")).unwrap();
+    }
+    // Compaction's steps, up to a crash between cutting the file and the checkpoint after.
+    let table = conn.registry().get("a").unwrap();
+    let tree = table.tree().unwrap();
+    a.s.checkpoint(&conn, None).unwrap();
+    super::settle(tree);
+    a.s.checkpoint(&conn, None).unwrap();
+    tree.rewrite(crate::store::TS_LATEST).unwrap();
+    super::settle(tree);
+    a.s.checkpoint(&conn, None).unwrap();
+    // The checkpoint's record still names the longer file: the tail it lost is free in it.
+    let trimmed = tree.file().trim_tail().unwrap();
+    assert!(trimmed > 0);
+    drop(table);
+    drop(a);
+    crash(conn);
+    let conn = open(&dir, "").unwrap();
+    let mut a = S::new(&conn, "a");
+    a.s.verify(&conn, "table:a", None).unwrap();
+    assert_eq!(a.get("k000999").as_deref(), Some("x".repeat(300).as_str()));
+    assert_eq!(a.get("k001000"), None);
+}
+
+#[test]
+fn verify_reports_a_damaged_block_and_in_memory_or_unknown_tables() {
+    let dir = home();
+    let conn = open(&dir, "create").unwrap();
+    let mut a = S::new(&conn, "a");
+    for i in 0..3000 {
+        a.put(&format!("k{i:06}"), &"y".repeat(100)).unwrap();
+    }
+    assert_eq!(a.s.verify(&conn, "table:nope", None).unwrap_err().kind(), Kind::NoEntry);
+    assert_eq!(a.s.verify(&conn, "file:a.wt", None).unwrap_err().kind(), Kind::NotSupported);
+    drop(a);
+    drop(conn);
+    // The first leaf is the first block after the file header.
+    let path = dir.join(format!("{}1", super::disk::TREE_PREFIX));
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[4096 + 100] ^= 0x5a;
+    std::fs::write(&path, &bytes).unwrap();
+    let conn = open(&dir, "").unwrap();
+    let mut a = S::new(&conn, "a");
+    let err = a.s.verify(&conn, "table:a", None).unwrap_err();
+    assert_eq!(err.kind(), Kind::TrySalvage);
+    let msg = err.to_string();
+    assert!(msg.contains("unlatched.table.1") && msg.contains("offset 4096"), "{msg}");
+    drop(a);
+    drop(conn);
+
+    let mem = home();
+    let conn = open(&mem, "create,in_memory=true").unwrap();
+    let mut m = S::new(&conn, "m");
+    m.put("k", "v").unwrap();
+    assert_eq!(m.s.verify(&conn, "table:m", None).unwrap_err().kind(), Kind::NotSupported);
+    m.s.compact(&conn, "table:m", None).unwrap();
+}
+
+#[test]
+fn paged_statistics_move_with_reads_writes_and_checkpoints() {
+    let dir = home();
+    let conn = open(&dir, "create,statistics=(all)").unwrap();
+    let mut a = S::new(&conn, "a");
+    for i in 0..5000 {
+        a.put(&format!("k{i:06}"), &"z".repeat(100)).unwrap();
+    }
+    let first = conn.statistics_snapshot(false);
+    assert!(stat(&first, 1234).unwrap() > 0, "tracked dirty bytes");
+    assert_eq!(stat(&first, 1306), Some(0), "no checkpoint yet");
+    a.s.checkpoint(&conn, None).unwrap();
+    let after = conn.statistics_snapshot(false);
+    assert_eq!(stat(&after, 1306), Some(1), "checkpoints");
+    assert!(stat(&after, 1056).unwrap() > 0 && stat(&after, 1060).unwrap() >= stat(&after, 1056).unwrap() * 4096);
+    assert!(stat(&after, 1223).unwrap() > 0, "pages written");
+    let table = conn.registry().get("a").unwrap();
+    let t = table.statistics_snapshot(false, true);
+    assert!(stat(&t, 2046).unwrap() >= 2, "depth");
+    assert!(stat(&t, 2051).unwrap() > 1 && stat(&t, 2050).unwrap() >= 1, "leaf and internal pages");
+    assert!(stat(&t, 2024).unwrap() > 4096, "file size");
+    assert_eq!(stat(&table.statistics_snapshot(false, false), 2051), None, "page counts need a tree walk");
+    drop(table);
+    drop(a);
+    drop(conn);
+
+    let conn = open(&dir, "statistics=(fast)").unwrap();
+    let before = conn.statistics_snapshot(false);
+    let mut a = S::new(&conn, "a");
+    let mut n = 0;
+    while a.s.next(a.c).is_ok() {
+        n += 1;
+    }
+    assert_eq!(n, 5000);
+    let scanned = conn.statistics_snapshot(false);
+    assert!(stat(&scanned, 1209).unwrap() > stat(&before, 1209).unwrap(), "pages read into cache");
+    assert!(stat(&scanned, 1055).unwrap() > 0 && stat(&scanned, 1057).unwrap() > 0, "blocks and bytes read");
+    assert!(stat(&scanned, 1077).unwrap() > 0, "bytes in the cache");
+}

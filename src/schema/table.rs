@@ -239,16 +239,38 @@ impl Table {
 
     /// The table's data-source statistics (`statistics:table:NAME`), sorted by id: every
     /// session's use record summed, plus those of sessions that have closed. With `clear`, the
-    /// clearable statistics then start again from zero.
-    pub fn statistics_snapshot(&self, clear: bool) -> Snapshot {
+    /// clearable statistics then start again from zero. An on-disk table adds its file's and
+    /// tree's figures (computed now, not cleared); with `walk` (`statistics=(all)` or
+    /// `(tree_walk)`, as in the reference) also its page counts, from a walk of its internal
+    /// pages.
+    pub fn statistics_snapshot(&self, clear: bool, walk: bool) -> Snapshot {
         let mut totals = *self.retired.lock();
         for record in self.users.lock().iter() {
             record.stats.add_into(&mut totals);
         }
         let mut baseline = self.baseline.lock();
-        let snapshot = dsrc_report(&totals, &baseline);
+        let mut snapshot = dsrc_report(&totals, &baseline);
         if clear {
             *baseline = totals;
+        }
+        drop(baseline);
+        if let Some(tree) = self.tree() {
+            let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+            let (end, reusable) = tree.file().usage();
+            snapshot.extend([
+                (tree_stats::BLOCK_REUSE_BYTES, count(reusable)),
+                (tree_stats::BLOCK_SIZE, count(end)),
+                (tree_stats::CACHE_BYTES_INUSE, count(tree.cached_bytes() as u64)),
+            ]);
+            // A page that cannot be read leaves the figures out (verify reports it).
+            if let Ok(shape) = tree.shape(walk) {
+                snapshot.push((tree_stats::BTREE_MAXIMUM_DEPTH, count(shape.depth)));
+                if walk {
+                    snapshot.push((tree_stats::BTREE_ROW_INTERNAL, count(shape.internal_pages)));
+                    snapshot.push((tree_stats::BTREE_ROW_LEAF, count(shape.leaf_pages)));
+                }
+            }
+            snapshot.sort_unstable_by_key(|&(id, _)| id);
         }
         snapshot
     }
@@ -329,5 +351,37 @@ mod tests {
         assert!(t.users.lock().is_empty());
         t.begin_drop().unwrap();
         assert_eq!(t.acquire(&b).unwrap_err().kind(), Kind::NoEntry);
+    }
+}
+
+/// Data-source figures of an on-disk table, computed when read (statistics:table:NAME).
+pub(crate) mod tree_stats {
+    /// "block-manager: file bytes available for reuse"
+    pub const BLOCK_REUSE_BYTES: i32 = 2021;
+    /// "block-manager: file size in bytes"
+    pub const BLOCK_SIZE: i32 = 2024;
+    /// "btree: maximum tree depth"
+    pub const BTREE_MAXIMUM_DEPTH: i32 = 2046;
+    /// "btree: row-store internal pages"
+    pub const BTREE_ROW_INTERNAL: i32 = 2050;
+    /// "btree: row-store leaf pages"
+    pub const BTREE_ROW_LEAF: i32 = 2051;
+    /// "cache: bytes currently in the cache"
+    pub const CACHE_BYTES_INUSE: i32 = 2052;
+
+    #[cfg(test)]
+    #[test]
+    fn ids_are_the_references() {
+        use crate::stats::Family;
+        for (id, text) in [
+            (BLOCK_REUSE_BYTES, "block-manager: file bytes available for reuse"),
+            (BLOCK_SIZE, "block-manager: file size in bytes"),
+            (BTREE_MAXIMUM_DEPTH, "btree: maximum tree depth"),
+            (BTREE_ROW_INTERNAL, "btree: row-store internal pages"),
+            (BTREE_ROW_LEAF, "btree: row-store leaf pages"),
+            (CACHE_BYTES_INUSE, "cache: bytes currently in the cache"),
+        ] {
+            assert_eq!(Family::DataSource.description(id), Some(text));
+        }
     }
 }

@@ -70,6 +70,30 @@ impl Session {
         out
     }
 
+    /// `WT_SESSION::verify`: checks an on-disk table's file (`Durable::verify`). In-memory
+    /// databases answer `ENOTSUP`, as the reference does. The configuration's keys
+    /// (`dump_*`, `read_corrupt`, `stable_timestamp`, `strict`) are only checked for syntax.
+    pub fn verify(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
+        check_syntax(config)?;
+        let Some(durable) = conn.durable() else {
+            return Err(Error::unsupported("not supported for in-memory configurations"));
+        };
+        let (table, _) = self.table(conn, table_name(uri)?)?;
+        durable.verify(&table)
+    }
+
+    /// `WT_SESSION::compact`: gives an on-disk table's free space back to the file system
+    /// (`Durable::compact`); not inside a transaction. In-memory databases ignore it, as the
+    /// reference does. The configuration's keys (`background`, `free_space_target`, `timeout`,
+    /// ...) are only checked for syntax.
+    pub fn compact(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
+        check_syntax(config)?;
+        let Some(durable) = conn.durable() else { return Ok(()) };
+        self.not_in_transaction()?;
+        let (table, _) = self.table(conn, table_name(uri)?)?;
+        durable.compact(conn.registry(), &table, &mut self.txn).map(drop)
+    }
+
     fn drop_table(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::SessionDrop, config, None)?;
         super::uri::check_name(uri)?;
@@ -161,6 +185,24 @@ fn check_columns(spec: &TableSpec) -> Result<()> {
             spec.key_format,
             spec.value_format
         )));
+    }
+    Ok(())
+}
+
+/// The table a `verify` or `compact` URI names (`ENOTSUP` for other objects).
+fn table_name(uri: &str) -> Result<&str> {
+    super::uri::check_name(uri)?;
+    match Uri::parse(uri)? {
+        Uri::Table(name) => Ok(name),
+        Uri::NotYet(uri) => Err(Error::unsupported(format!("unsupported object operation: {uri}"))),
+    }
+}
+
+/// Checks a configuration string's syntax (methods whose keys the engine does not act on).
+fn check_syntax(config: Option<&str>) -> Result<()> {
+    let mut parser = crate::config::Parser::new(config.unwrap_or(""));
+    while let Some(pair) = parser.next_pair() {
+        pair.map_err(Error::from)?;
     }
     Ok(())
 }

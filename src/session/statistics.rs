@@ -30,6 +30,8 @@ pub struct StatsCursor {
     /// `statistics=(clear)`, the cursor's or inherited from the database: each snapshot then
     /// restarts the clearable statistics from zero.
     clear: bool,
+    /// `statistics=(all)` or `(tree_walk)`: table figures that need a walk of the tree.
+    walk: bool,
 }
 
 /// The `statistics:session` entries an in-memory engine has: it never moves pages between a
@@ -63,8 +65,8 @@ impl StatsCursor {
             Source::Table(t) => Source::Table(Arc::clone(t)),
             Source::Session => Source::Session,
         };
-        let clear = self.clear;
-        move || snapshot(conn, &source, clear)
+        let (clear, walk) = (self.clear, self.walk);
+        move || snapshot(conn, &source, clear, walk)
     }
 
     /// `WT_CURSOR::reset`.
@@ -84,10 +86,10 @@ impl StatsCursor {
 
 }
 
-fn snapshot(conn: &Connection, source: &Source, clear: bool) -> Result<Snapshot> {
+fn snapshot(conn: &Connection, source: &Source, clear: bool, walk: bool) -> Result<Snapshot> {
     Ok(match source {
         Source::Connection => conn.statistics_snapshot(clear),
-        Source::Table(table) => table.statistics_snapshot(clear),
+        Source::Table(table) => table.statistics_snapshot(clear, walk),
         Source::Session => SESSION_ZEROS.iter().map(|&id| (id, 0)).collect(),
     })
 }
@@ -111,10 +113,10 @@ impl Session {
             },
         };
         let flags: StatisticsFlags = cursor_statistics(conn.statistics().flags(), &cfg)?;
-        let clear = flags.clear;
-        let view = StatsView::new(family, snapshot(conn, &source, clear)?, cfg.bool("raw"));
+        let (clear, walk) = (flags.clear, flags.all || flags.tree_walk);
+        let view = StatsView::new(family, snapshot(conn, &source, clear, walk)?, cfg.bool("raw"));
         self.stats().add(ConnStat::OpenAdjust, 1);
-        Ok(StatsCursor { view, source, clear })
+        Ok(StatsCursor { view, source, clear, walk })
     }
 
     /// `WT_CURSOR::close` of a statistics cursor.
