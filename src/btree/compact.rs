@@ -32,10 +32,12 @@ impl Tree {
             let mut bytes = 0;
             let mut done = false;
             while chunk.len() < CHUNK && bytes < CHUNK_BYTES {
+                let guard = scc::Guard::new();
                 let next = match &from {
-                    None => self.seek_from(None, Seek::Ge, TS_NEWEST)?,
-                    Some(k) => self.seek_from(Some(k), Seek::Gt, TS_NEWEST)?,
-                };
+                    None => self.seek_in(None, Seek::Ge, TS_NEWEST, &guard)?,
+                    Some(k) => self.seek_in(Some(k), Seek::Gt, TS_NEWEST, &guard)?,
+                }
+                .map(|(k, v)| (k.into_owned(), v.into_owned()));
                 let Some((k, v)) = next else {
                     done = true;
                     break;

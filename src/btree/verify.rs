@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use scc::Guard;
 
-use super::block::{Addr, BlockFile, SpaceLists};
+use super::block::{Addr, BlockFile, SpaceLists, PAYLOAD_AT};
 use super::extents::ExtentList;
 use super::page::{Cell, Page};
 use super::tree::Tree;
@@ -169,9 +169,9 @@ impl Verifier<'_> {
         if !self.claim(addr, newest)? {
             return Ok(leaf_depth.unwrap_or(depth));
         }
-        let image = self.file.read(addr)?;
+        let block = self.file.read_block(addr)?;
         let name = self.file.shown().to_string();
-        let page = Page::parse(image, &name, addr.offset, |a, len| self.overflow(a, len, newest))?;
+        let page = Page::parse(block, PAYLOAD_AT, &name, addr.offset, |a, len| self.overflow(a, len, newest))?;
         let below = |key: &[u8]| upper.is_some_and(|u| key >= u);
         if page.is_leaf() {
             for i in 0..page.len() {

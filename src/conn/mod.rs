@@ -51,6 +51,8 @@ mod computed {
     pub const BLOCK_BYTE_WRITE: i32 = 1060;
     /// "cache: bytes currently in the cache"
     pub const CACHE_BYTES_INUSE: i32 = 1077;
+    /// "cache: evict page attempts by eviction server"
+    pub const EVICTION_SERVER_ATTEMPT: i32 = 1084;
     /// "cache: page evict attempts by application threads"
     pub const EVICTION_APP_ATTEMPT: i32 = 1196;
     /// "cache: pages read into cache"
@@ -376,7 +378,8 @@ impl Connection {
             (CACHE_READ, count(c.pages_read.load(Relaxed))),
             (CACHE_WRITE, count(c.pages_written.load(Relaxed))),
             (EVICTION_APP_ATTEMPT, count(c.pages_evicted_app.load(Relaxed))),
-            (CACHE_EVICTION_CLEAN, count(c.pages_evicted_app.load(Relaxed))),
+            (EVICTION_SERVER_ATTEMPT, count(c.pages_evicted_server.load(Relaxed))),
+            (CACHE_EVICTION_CLEAN, count(c.pages_evicted_app.load(Relaxed) + c.pages_evicted_server.load(Relaxed))),
         ]);
         let Some(durable) = &self.durable else { return };
         let mut io = [0u64; 4];
@@ -479,6 +482,7 @@ mod tests {
             (BLOCK_BYTE_READ, "block-manager: bytes read"),
             (BLOCK_BYTE_WRITE, "block-manager: bytes written"),
             (CACHE_BYTES_INUSE, "cache: bytes currently in the cache"),
+            (EVICTION_SERVER_ATTEMPT, "cache: evict page attempts by eviction server"),
             (EVICTION_APP_ATTEMPT, "cache: page evict attempts by application threads"),
             (CACHE_READ, "cache: pages read into cache"),
             (CACHE_WRITE, "cache: pages written from cache"),
