@@ -82,8 +82,6 @@ pub struct CacheStats {
     pub pages_written: AtomicU64,
     /// Merges of an index into its tree started because the dirty trigger was passed.
     pub forced_merges: AtomicU64,
-    /// Merges the eviction server ran.
-    pub server_merges: AtomicU64,
     /// Pages the eviction server dropped.
     pub pages_evicted_server: AtomicU64,
 }
@@ -163,13 +161,9 @@ impl Cache {
     }
 
     /// A writer publishes its unpublished dirty bytes; returns whether the dirty estimate is
-    /// past the dirty trigger (the writer should merge). Past the dirty target, the eviction
-    /// server is woken.
+    /// past the dirty trigger (the writer should merge).
     pub fn publish_dirty(&self, bytes: i64) -> bool {
         let now = (self.dirty.fetch_add(bytes, Relaxed) + bytes).max(0) as u64;
-        if now > self.dirty_target.load(Relaxed) {
-            self.wake_server();
-        }
         now > self.dirty_trigger.load(Relaxed)
     }
 
@@ -197,10 +191,6 @@ impl Cache {
         self.dirty_bytes() > self.size.load(Relaxed)
     }
 
-    /// Whether the dirty estimate is past the dirty target: merging goes on.
-    pub fn dirty_over_target(&self) -> bool {
-        self.dirty_bytes() > self.dirty_target.load(Relaxed)
-    }
 }
 
 /// Bytes a write of `key` and `value` adds to an index, as the dirty estimate counts them.

@@ -210,7 +210,7 @@ impl Connection {
         conn.configure_checkpoints(CheckpointConfig::from_config(&cfg, None))?;
         if conn.durable.is_some() {
             let threads = cfg.int("eviction.threads_min").max(1) as usize;
-            let evictor = Evictor::start(threads, Arc::clone(&conn.registry), Arc::clone(&conn.txn), Arc::clone(&conn.cache))?;
+            let evictor = Evictor::start(threads, Arc::clone(&conn.registry), Arc::clone(&conn.cache))?;
             *conn.evictor.lock() = Some(evictor);
         }
         Ok(conn)

@@ -196,11 +196,6 @@ impl Table {
         }
     }
 
-    /// The estimate of the index's bytes.
-    pub fn dirty_estimate(&self) -> i64 {
-        self.dirty.load(Ordering::Relaxed)
-    }
-
     /// Merges the index into the tree at `at` (see [`Layers::merge`]), then measures what the
     /// index still holds and corrects the cache's estimate by it (in memory: only that).
     pub fn merge(&self, at: u64, oldest: &dyn Fn() -> u64, cache: &Cache) -> Result<Merged> {

@@ -449,10 +449,9 @@ impl Index {
     /// reader needs its history (`upto` is at or before the oldest snapshot), or if it is empty
     /// (it holds nothing). A write racing with it wins (the retire CAS fails and the slot
     /// stays). Returns whether it left.
-    pub fn retire_merged(&self, key: &Key, slot: &Shared<Slot>, upto: u64) -> bool {
-        let guard = Guard::new();
+    pub fn retire_merged(&self, key: &Key, slot: &Shared<Slot>, upto: u64, guard: &Guard) -> bool {
         let probe = Probe::new(key.as_bytes());
-        let head = slot.head.load(Acquire, &guard);
+        let head = slot.head.load(Acquire, guard);
         let merged = match head.as_ref() {
             Some(v) => {
                 let ts = v.commit_ts.load(Acquire);
@@ -460,7 +459,7 @@ impl Index {
             }
             None => head.tag() != RETIRED,
         };
-        if !merged || slot.head.compare_exchange(head, (None, RETIRED), AcqRel, Acquire, &guard).is_err() {
+        if !merged || slot.head.compare_exchange(head, (None, RETIRED), AcqRel, Acquire, guard).is_err() {
             return false;
         }
         self.unlink(&probe, slot);

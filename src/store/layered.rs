@@ -167,8 +167,9 @@ impl<'t> Layers<'t> {
                 merged.keys += chunk.len() as u64;
             }
             if retire {
+                let guard = Guard::new();
                 for (key, slot) in &seen {
-                    merged.retired += u64::from(self.index.retire_merged(key, slot, at));
+                    merged.retired += u64::from(self.index.retire_merged(key, slot, at, &guard));
                 }
             }
             match next {
