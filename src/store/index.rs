@@ -578,7 +578,10 @@ impl Index {
         'retry: loop {
             // Holds the slot this pass inserted into the tree (a fresh, unshared object).
             let inserted: Shared<Slot>;
-            let slot = match self.find_slot(&probe, guard) {
+            // Published slots are in the hash index. A slot only in the tree is pending or
+            // retired, so it holds no live value: a new key goes straight to the tree insert,
+            // and the tree is searched only when that insert finds a slot there.
+            let slot = match self.hash_peek(&probe, guard) {
                 Some(slot) => slot,
                 None => {
                     if matches!(mode, Mode::UpdateExisting | Mode::Remove) && !self.layered {
@@ -588,12 +591,16 @@ impl Index {
                     // into the hash index, then given a version) below.
                     let k = owned_key.get_or_insert_with(|| Key::new(key)).clone();
                     let fresh = Shared::new(Slot::pending());
-                    if self.tree.insert_sync(k, fresh.clone()).is_err() {
+                    if self.tree.insert_sync(k, fresh.clone()).is_ok() {
+                        inserted = fresh;
+                        &inserted
+                    } else {
                         // Another writer's slot is there: use it.
-                        continue 'retry;
+                        match self.tree.peek(&probe, guard) {
+                            Some(slot) => slot,
+                            None => continue 'retry,
+                        }
                     }
-                    inserted = fresh;
-                    &inserted
                 }
             };
             let mut cur = slot.head.load(Acquire, guard);
