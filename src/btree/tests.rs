@@ -34,10 +34,27 @@ pub(crate) fn dir() -> (Dir, Arc<Disk>) {
 
 const SMALL: Limits = Limits { leaf_page_max: 512, internal_page_max: 256 };
 
-struct Rng(u64);
+/// An empty tree of small pages in a new file `t.ulb`.
+pub(crate) fn new_tree(disk: &Arc<Disk>) -> Tree {
+    Tree::create(BlockFile::create(disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()))
+}
+
+/// A tree of 300 rows, checkpointed and closed: its directory and its checkpoint's record.
+fn checkpointed() -> (Dir, Arc<Disk>, TreeRecord) {
+    let (d, disk) = dir();
+    let tree = new_tree(&disk);
+    let changes: Vec<Change> = (0..300).map(|i| (key(i), Some(b"value".to_vec()))).collect();
+    step(&tree, &changes).unwrap();
+    let record = checkpoint(&tree);
+    (d, disk, record)
+}
+
+/// A small deterministic generator (tests of the paged store).
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
+    /// The next number below `n`.
+    pub(crate) fn next(&mut self, n: u64) -> u64 {
         self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (self.0 >> 33) % n
     }
@@ -141,7 +158,7 @@ fn settle(tree: &Tree) {
 #[test]
 fn random_batches_match_the_model() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
+    let tree = new_tree(&disk);
     let mut rng = Rng(1);
     let mut model = Model::new();
     for round in 0..60 {
@@ -163,7 +180,7 @@ fn random_batches_match_the_model() {
 #[test]
 fn long_keys_and_large_values_use_overflow_blocks() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
+    let tree = new_tree(&disk);
     let mut model = Model::new();
     let mut changes = Vec::new();
     for i in 0..40u64 {
@@ -209,7 +226,7 @@ fn reopen(disk: &Arc<Disk>, record: &TreeRecord) -> Tree {
 #[test]
 fn a_checkpoint_reopens_and_survives_a_crash_after_it() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
+    let tree = new_tree(&disk);
     let mut rng = Rng(2);
     let mut model = Model::new();
     for _ in 0..10 {
@@ -243,7 +260,7 @@ fn a_checkpoint_reopens_and_survives_a_crash_after_it() {
 #[test]
 fn rewriting_the_same_keys_reuses_space() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
+    let tree = new_tree(&disk);
     let mut rng = Rng(3);
     let all = |rng: &mut Rng| -> Vec<Change> { (0..500).map(|i| (key(i), Some(value(rng, i)))).collect() };
     step(&tree, &all(&mut rng)).unwrap();
@@ -275,12 +292,7 @@ fn rewriting_the_same_keys_reuses_space() {
 
 #[test]
 fn a_damaged_block_is_try_salvage_naming_file_and_offset() {
-    let (d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
-    let changes: Vec<Change> = (0..300).map(|i| (key(i), Some(b"value".to_vec()))).collect();
-    step(&tree, &changes).unwrap();
-    let record = checkpoint(&tree);
-    drop(tree);
+    let (d, disk, record) = checkpointed();
     // Flip one byte in the middle of the file's blocks.
     let path = d.0.join("t.ulb");
     let mut bytes = std::fs::read(&path).unwrap();
@@ -298,12 +310,7 @@ fn a_damaged_block_is_try_salvage_naming_file_and_offset() {
 
 #[test]
 fn a_file_shorter_than_its_checkpoint_is_refused() {
-    let (d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
-    let changes: Vec<Change> = (0..300).map(|i| (key(i), Some(b"value".to_vec()))).collect();
-    step(&tree, &changes).unwrap();
-    let record = checkpoint(&tree);
-    drop(tree);
+    let (d, disk, record) = checkpointed();
     let path = d.0.join("t.ulb");
     let len = std::fs::metadata(&path).unwrap().len();
     std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(len - UNIT).unwrap();
@@ -314,7 +321,7 @@ fn a_file_shorter_than_its_checkpoint_is_refused() {
 #[test]
 fn a_full_disk_fails_the_batch_and_leaves_the_tree() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
+    let tree = new_tree(&disk);
     let first: Vec<Change> = (0..200).map(|i| (key(i), Some(b"one".to_vec()))).collect();
     step(&tree, &first).unwrap();
     let (end_before, free_before) = tree.file().usage();
@@ -336,7 +343,7 @@ fn a_full_disk_fails_the_batch_and_leaves_the_tree() {
 #[test]
 fn readers_see_whole_batches_while_a_writer_applies() {
     let (_d, disk) = dir();
-    let tree = Arc::new(Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default())));
+    let tree = Arc::new(new_tree(&disk));
     // Every batch writes the same round number to all 400 keys: a reader must see one round
     // for every key of a scan... per key at least, and rounds never go backwards.
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -375,7 +382,7 @@ fn readers_see_whole_batches_while_a_writer_applies() {
 #[test]
 fn readers_read_the_version_of_their_timestamp() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::new(Cache::default()));
+    let tree = new_tree(&disk);
     let round = |r: u8| -> Vec<Change> { (0..300).map(|i| (key(i), Some(vec![r; 20]))).collect() };
     for (ts, r) in [(10, 1u8), (20, 2), (30, 3)] {
         tree.apply(&round(r), ts).unwrap();

@@ -7,9 +7,7 @@ use std::collections::BTreeMap;
 use scc::Guard;
 
 use super::*;
-use crate::btree::block::BlockFile;
-use crate::btree::tests::dir;
-use crate::btree::tree::{Limits, Tree};
+use crate::btree::tests::{dir, new_tree, Rng};
 
 /// Each key's committed history: (commit timestamp, value or removal), oldest first.
 type History = BTreeMap<Vec<u8>, Vec<(u64, Option<Vec<u8>>)>>;
@@ -22,15 +20,6 @@ fn state_at(history: &History, ts: u64) -> BTreeMap<Vec<u8>, Vec<u8>> {
             v.as_ref().map(|v| (k.clone(), v.clone()))
         })
         .collect()
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
 }
 
 fn key(i: u64) -> Vec<u8> {
@@ -81,7 +70,7 @@ fn check_at(layers: Layers<'_>, history: &History, ts: u64, rng: &mut Rng) {
 #[test]
 fn layers_match_the_history_across_merges() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), Limits { leaf_page_max: 512, internal_page_max: 256 }, std::sync::Arc::new(crate::btree::cache::Cache::default()));
+    let tree = new_tree(&disk);
     let index = Index::layered();
     let layers = Layers { index: &index, tree: Some(&tree) };
     let mut rng = Rng(11);
@@ -133,7 +122,7 @@ fn layers_match_the_history_across_merges() {
 #[test]
 fn a_stepping_cursor_keeps_its_snapshot_while_merges_replace_the_tree() {
     let (_d, disk) = dir();
-    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), Limits { leaf_page_max: 512, internal_page_max: 256 }, std::sync::Arc::new(crate::btree::cache::Cache::default()));
+    let tree = new_tree(&disk);
     let index = Index::layered();
     let layers = Layers { index: &index, tree: Some(&tree) };
     let mut rng = Rng(21);
