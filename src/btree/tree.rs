@@ -98,7 +98,8 @@ impl TreeRecord {
 /// A cached page, or the place one is being loaded into.
 #[derive(Default)]
 struct Frame {
-    page: OnceLock<Page>,
+    /// Shared so that a writer can hold a page without an epoch guard ([`Tree::pin`]).
+    page: OnceLock<Arc<Page>>,
     /// Held by the reader loading the page.
     load: Mutex<()>,
 }
@@ -281,10 +282,23 @@ impl Tree {
     /// The page at `addr`, from the cache or read and parsed into it.
     pub(super) fn page<'g>(&'g self, addr: Addr, guard: &'g Guard) -> Result<&'g Page> {
         let key = (addr.offset, addr.checksum);
-        if let Some(page) = self.cache.peek(&key, guard).and_then(|f| f.page.get()) {
+        if let Some(page) = self.cache.peek(&key, guard).and_then(|f| f.page.get()).map(Arc::as_ref) {
             return Ok(page);
         }
         self.load(addr, guard)
+    }
+
+    /// The page at `addr`, held by a reference count instead of an epoch guard: for writers
+    /// (merges, compaction), which keep pages for long stretches with I/O in between; an epoch
+    /// guard held that long would hold back the reclamation of everything readers drop.
+    pub(super) fn pin(&self, addr: Addr) -> Result<Arc<Page>> {
+        let guard = Guard::new();
+        self.page(addr, &guard)?;
+        match self.cache.peek(&(addr.offset, addr.checksum), &guard).and_then(|f| f.page.get()) {
+            Some(page) => Ok(Arc::clone(page)),
+            // Evicted in between: this writer reads its own copy.
+            None => Ok(Arc::new(self.read_page(addr)?)),
+        }
     }
 
     #[cold]
@@ -299,7 +313,7 @@ impl Tree {
             let _ = self.cache.insert_sync(key, Arc::new(Frame::default()));
         };
         let _loading = frame.load.lock();
-        if let Some(page) = frame.page.get() {
+        if let Some(page) = frame.page.get().map(Arc::as_ref) {
             return Ok(page);
         }
         let page = self.read_page(addr)?;
@@ -307,7 +321,7 @@ impl Tree {
         self.cached_bytes.fetch_add(bytes, Relaxed);
         self.budget.pages(bytes as i64);
         self.budget.stats.pages_read.fetch_add(1, Relaxed);
-        let page = frame.page.get_or_init(|| page);
+        let page = frame.page.get_or_init(|| Arc::new(page)).as_ref();
         if page.is_leaf() {
             self.queue[(addr.offset / UNIT) as usize % QUEUE_SHARDS].lock().push_back(key);
         }
@@ -421,7 +435,7 @@ impl Tree {
         if let (Some(key), Some(leaf), Seek::Gt | Seek::Lt) = (key, hint.leaf, dir) {
             // The version is immutable: the entry after `key` in it is the next one in the
             // leaf that held `key`, unless `key` was that leaf's last.
-            let page = self.cache.peek(&(leaf.offset, leaf.checksum), guard).and_then(|f| f.page.get());
+            let page = self.cache.peek(&(leaf.offset, leaf.checksum), guard).and_then(|f| f.page.get()).map(Arc::as_ref);
             if let Some(page) = page.filter(|p| hint.root == Some(root) && hint.at < p.len() && p.key(hint.at) == key) {
                 let next = if forward { hint.at.checked_add(1) } else { hint.at.checked_sub(1) };
                 if let Some(i) = next.filter(|&i| i < page.len()) {
@@ -493,10 +507,10 @@ impl Tree {
     pub fn apply(&self, changes: &[Change], ts: u64) -> Result<()> {
         debug_assert!(changes.windows(2).all(|w| w[0].0 < w[1].0), "changes must be sorted and unique");
         let _writer = self.writer.lock();
-        let guard = Guard::new();
-        let mut batch = Batch { tree: self, guard: &guard, written: Vec::new(), freed: Vec::new() };
+        let mut batch = Batch { tree: self, written: Vec::new(), freed: Vec::new() };
         match batch.new_root(changes) {
             Ok(root) => {
+                let guard = Guard::new();
                 let mut list = self.roots.load(Acquire, &guard).as_ref().map_or_else(Vec::new, |r| r.list.clone());
                 debug_assert!(list.first().is_none_or(|&(newest, _)| newest <= ts), "versions must be applied in order");
                 list.insert(0, (ts, root));
@@ -552,7 +566,7 @@ impl Tree {
     fn uncache(&self, addr: Addr) -> bool {
         let guard = Guard::new();
         let key = (addr.offset, addr.checksum);
-        let Some(bytes) = self.cache.peek(&key, &guard).and_then(|f| f.page.get()).map(Page::footprint) else {
+        let Some(bytes) = self.cache.peek(&key, &guard).and_then(|f| f.page.get()).map(|p| p.footprint()) else {
             return false;
         };
         if !self.cache.remove_sync(&key) {
@@ -617,14 +631,13 @@ impl Drop for Tree {
 
 /// One [`Tree::apply`]: the blocks it wrote (freed again if it fails) and the ones it
 /// replaced (retired if it succeeds).
-struct Batch<'t, 'g> {
+struct Batch<'t> {
     tree: &'t Tree,
-    guard: &'g Guard,
     written: Vec<Addr>,
     freed: Vec<Addr>,
 }
 
-impl Batch<'_, '_> {
+impl Batch<'_> {
     fn write(&mut self, image: &[u8]) -> Result<Addr> {
         let addr = self.tree.file.write(image)?;
         self.written.push(addr);
@@ -638,7 +651,8 @@ impl Batch<'_, '_> {
 
     /// The root after the changes.
     fn new_root(&mut self, changes: &[Change]) -> Result<Option<Addr>> {
-        let mut entries = match self.tree.root_addr(TS_NEWEST, self.guard) {
+        let newest = self.tree.root_addr(TS_NEWEST, &Guard::new());
+        let mut entries = match newest {
             Some(root) => self.apply_node(root, changes)?,
             None => {
                 let mut out = LeafWriter::new();
@@ -656,7 +670,7 @@ impl Batch<'_, '_> {
                 0 => return Ok(None),
                 1 => {
                     let (_, addr) = entries[0];
-                    let page = self.tree.page(addr, self.guard)?;
+                    let page = self.tree.pin(addr)?;
                     if page.is_leaf() || page.len() > 1 {
                         return Ok(Some(addr));
                     }
@@ -671,10 +685,10 @@ impl Batch<'_, '_> {
     /// Rewrites the subtree at `addr` with the changes that fall in it; returns the entries
     /// replacing it in its parent (none if it became empty, several if it split).
     fn apply_node(&mut self, addr: Addr, changes: &[Change]) -> Result<Vec<Entry>> {
-        let page = self.tree.page(addr, self.guard)?;
+        let page = self.tree.pin(addr)?;
         if page.is_leaf() {
             let mut out = LeafWriter::new();
-            self.merge_leaf(&mut out, addr, page, changes)?;
+            self.merge_leaf(&mut out, addr, &page, changes)?;
             return out.finish(self);
         }
         let mut out: Vec<Entry> = Vec::with_capacity(page.len() + 1);
@@ -697,10 +711,10 @@ impl Batch<'_, '_> {
                 out.push((page.key(i).to_vec(), page.child(i)));
                 continue;
             }
-            let child = self.tree.page(page.child(i), self.guard)?;
+            let child = self.tree.pin(page.child(i))?;
             if child.is_leaf() {
                 let (_, writer) = run.get_or_insert_with(|| (page.key(i).to_vec(), LeafWriter::new()));
-                self.merge_leaf(writer, page.child(i), child, mine)?;
+                self.merge_leaf(writer, page.child(i), &child, mine)?;
                 continue;
             }
             self.end_run(&mut run, &mut out)?;
@@ -812,7 +826,7 @@ impl LeafWriter {
     }
 
     /// Room for an entry of `need` bytes, starting a new leaf if this one is full.
-    fn make_room(&mut self, batch: &mut Batch<'_, '_>, key: &[u8], need: usize) -> Result<()> {
+    fn make_room(&mut self, batch: &mut Batch<'_>, key: &[u8], need: usize) -> Result<()> {
         if self.b.count() > 0 && self.b.bytes() + need > batch.tree.limits.leaf_page_max {
             self.flush(batch)?;
         }
@@ -822,7 +836,7 @@ impl LeafWriter {
         Ok(())
     }
 
-    fn push(&mut self, batch: &mut Batch<'_, '_>, key: &[u8], value: &[u8]) -> Result<()> {
+    fn push(&mut self, batch: &mut Batch<'_>, key: &[u8], value: &[u8]) -> Result<()> {
         let limits = batch.tree.limits;
         let (ki, vi) = (key.len() <= limits.key_inline_max(true), value.len() <= limits.value_inline_max());
         self.make_room(batch, key, cell_len(key.len(), ki) + cell_len(value.len(), vi))?;
@@ -833,7 +847,7 @@ impl LeafWriter {
     }
 
     /// Entry `i` of an old page, copied with its overflow blocks kept.
-    fn push_cells(&mut self, batch: &mut Batch<'_, '_>, page: &Page, i: usize) -> Result<()> {
+    fn push_cells(&mut self, batch: &mut Batch<'_>, page: &Page, i: usize) -> Result<()> {
         let (k, v) = (page.key_cell(i), page.value_cell(i));
         let size = |c: Cell| match c {
             Cell::Inline { len, .. } => cell_len(len as usize, true),
@@ -851,14 +865,14 @@ impl LeafWriter {
         Ok(())
     }
 
-    fn flush(&mut self, batch: &mut Batch<'_, '_>) -> Result<()> {
+    fn flush(&mut self, batch: &mut Batch<'_>) -> Result<()> {
         let done = std::mem::replace(&mut self.b, Builder::new(page::LEAF));
         let addr = batch.write(&done.finish())?;
         self.out.push((std::mem::take(&mut self.first), addr));
         Ok(())
     }
 
-    fn finish(mut self, batch: &mut Batch<'_, '_>) -> Result<Vec<Entry>> {
+    fn finish(mut self, batch: &mut Batch<'_>) -> Result<Vec<Entry>> {
         if self.b.count() > 0 {
             self.flush(batch)?;
         }
