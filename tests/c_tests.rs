@@ -76,4 +76,5 @@ c_tests! {
     journal_damage,
     stat_stress,
     drop_close,
+    bigger_than_cache,
 }

@@ -31,6 +31,7 @@ const C_TESTS: &[&str] = &[
     "stat_stress",
     "drop_close",
     "journal_damage",
+    "bigger_than_cache",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -135,6 +136,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_stat_stress => "stat_stress",
     asan_ubsan_c_drop_close => "drop_close",
     asan_ubsan_c_journal_damage => "journal_damage",
+    asan_ubsan_c_bigger_than_cache => "bigger_than_cache",
 }
 
 sanitized_tests! { example:
