@@ -77,4 +77,5 @@ c_tests! {
     stat_stress,
     drop_close,
     bigger_than_cache,
+    evict_stress,
 }
