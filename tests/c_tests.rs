@@ -79,3 +79,15 @@ c_tests! {
     bigger_than_cache,
     evict_stress,
 }
+
+/// KNOWN FAILURE (issue 12, not fixed yet): c-tests/evict_stress with its VmHWM bound checked
+/// (cache_size=2MB + 96 MB). Observed peaks: 93-125 MB with the debug library and 140-440 MB
+/// with the release one (`UL_VERBOSE=1` shows the resident memory every quarter second: in one
+/// 12 s release run no checkpoint completed for 7 s while RSS grew to 356 MB; a gdb sample had
+/// both writers and the checkpoint waiting on Tree::merge_lock). The reference library stays at
+/// about 16 MB. Run with `--ignored`; remove the `ignore` with the fix.
+#[test]
+#[ignore = "known failure: peak RSS above cache_size + 96 MB under concurrent writers and checkpoints"]
+fn evict_stress_memory_bound() {
+    run("evict_stress", &["6", "rss"]);
+}
