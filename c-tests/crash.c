@@ -6,6 +6,13 @@
  * acknowledged id or the one after it (a transaction in flight at the kill may or may not have
  * reached the journal, but never partly). Then it starts the next child from m + 1.
  *
+ * A second table of BIG_KEYS values of BULK_LEN bytes (about 2.4 MB): transactions 1-10 load it,
+ * every BULK_EVERY-th transaction after it rewrites BULK_ROWS of its rows; every other round
+ * (the odd ones) runs with cache_size=1MB, a checkpoint every 10 transactions and a longer
+ * window before the kill: its database is larger than its cache, so the kills land during
+ * merges of the index into the tree files, eviction and checkpoints, and recovery replays the
+ * journal over trees larger than the cache.
+ *
  * Also: a reopen after a clean close keeps tables and rows, and a second process opening an
  * open home gets EBUSY.
  *
@@ -29,6 +36,11 @@
 #define KEYS 64
 #define MARKER 1000000 /* key MARKER + i holds i once transaction i committed */
 #define CONFIG "create,log=(enabled=true,file_max=100KB),transaction_sync=(enabled=true)"
+#define SMALL_CACHE ",cache_size=1MB" /* the odd rounds: a database larger than its cache */
+#define BULK_EVERY 3
+#define BULK_ROWS 100
+#define BULK_LEN 800
+#define BIG_KEYS 3000
 
 static char home[256], side[300];
 
@@ -59,19 +71,55 @@ op_removes(uint64_t i, int j)
     return mix(i, (uint64_t)j, 3) % 4 == 0;
 }
 
+/* The rows of the big table transaction i writes: a tenth of them (i <= 10), BULK_ROWS or none. */
+static int
+bulk(uint64_t i)
+{
+    return i <= 10 ? BIG_KEYS / 10 : i % BULK_EVERY == 2 ? BULK_ROWS : 0;
+}
+static int64_t
+bulk_key(uint64_t i, int r)
+{
+    return i <= 10 ? (int64_t)((i - 1) * (BIG_KEYS / 10) + (uint64_t)r)
+                   : (int64_t)(((i / BULK_EVERY) * BULK_ROWS + (uint64_t)r) % BIG_KEYS);
+}
+/* Row r of bulk transaction i: BULK_LEN - 1 characters derived from (i, r). */
+static void
+bulk_value(uint64_t i, int r, char *buf)
+{
+    uint64_t x = mix(i, (uint64_t)r, 4);
+    int n = snprintf(buf, BULK_LEN, "%" PRIu64 "/%d:", i, r), j;
+    for (j = n; j < BULK_LEN - 1; j++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        buf[j] = (char)('a' + (x >> 58) % 26);
+    }
+    buf[BULK_LEN - 1] = '\0';
+}
+
+/* The connection configuration of round `round`. */
+static const char *
+config(int round)
+{
+    return round % 2 == 1 ? CONFIG SMALL_CACHE : CONFIG;
+}
+
 /* The child: transactions start..; never returns. */
 static void
-child(uint64_t start, int ready_fd)
+child(uint64_t start, int ready_fd, int round)
 {
     WT_CONNECTION *conn;
     WT_SESSION *s;
-    WT_CURSOR *c;
+    WT_CURSOR *c, *big;
     uint64_t i;
     int fd, j, ret;
+    uint64_t ckpt_every = round % 2 == 1 ? 10 : 40;
+    char value[BULK_LEN];
 
-    if (wiredtiger_open(home, NULL, CONFIG, &conn) != 0 || conn->open_session(conn, NULL, NULL, &s) != 0 ||
+    if (wiredtiger_open(home, NULL, config(round), &conn) != 0 || conn->open_session(conn, NULL, NULL, &s) != 0 ||
       s->create(s, "table:crash", "key_format=q,value_format=q") != 0 ||
-      s->open_cursor(s, "table:crash", NULL, NULL, &c) != 0)
+      s->create(s, "table:crashbig", "key_format=q,value_format=S") != 0 ||
+      s->open_cursor(s, "table:crash", NULL, NULL, &c) != 0 ||
+      s->open_cursor(s, "table:crashbig", NULL, NULL, &big) != 0)
         _exit(2);
     if ((fd = open(side, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0)
         _exit(3);
@@ -92,6 +140,13 @@ child(uint64_t start, int ready_fd)
                     _exit(7);
             }
         }
+        for (j = 0; j < bulk(i); j++) {
+            big->set_key(big, bulk_key(i, j));
+            bulk_value(i, j, value);
+            big->set_value(big, value);
+            if (big->insert(big) != 0)
+                _exit(12);
+        }
         c->set_key(c, (int64_t)(MARKER + i));
         c->set_value(c, (int64_t)i);
         if (c->insert(c) != 0)
@@ -100,7 +155,7 @@ child(uint64_t start, int ready_fd)
             _exit(9);
         if (write(fd, &i, sizeof(i)) != (ssize_t)sizeof(i)) /* acknowledged */
             _exit(10);
-        if (i % 40 == 0 && s->checkpoint(s, NULL) != 0)
+        if (i % ckpt_every == 0 && s->checkpoint(s, NULL) != 0)
             _exit(11);
     }
 }
@@ -131,14 +186,17 @@ static uint64_t
 verify(uint64_t ack, int round)
 {
     static int64_t expect[KEYS];
+    static uint64_t expect_big[BIG_KEYS]; /* (bulk transaction << 16) | row + 1, or 0: absent */
     WT_CONNECTION *conn;
     WT_SESSION *s;
     WT_CURSOR *c;
     int64_t k, v;
     uint64_t i, m = 0, markers = 0;
     int j, ret, bad = 0;
+    const char *sv;
+    char want[BULK_LEN];
 
-    if (wiredtiger_open(home, NULL, CONFIG, &conn) != 0) {
+    if (wiredtiger_open(home, NULL, config(round), &conn) != 0) {
         CHECK(!"reopen after the kill");
         return 0;
     }
@@ -186,6 +244,33 @@ verify(uint64_t ack, int round)
             break;
         }
     }
+    /* The big table: the last bulk write of each key among 1..m. */
+    OK(c->close(c));
+    OK(s->create(s, "table:crashbig", "key_format=q,value_format=S"));
+    OK(s->open_cursor(s, "table:crashbig", NULL, NULL, &c));
+    memset(expect_big, 0, sizeof(expect_big));
+    for (i = 1; i <= m; i++)
+        for (j = 0; j < bulk(i); j++)
+            expect_big[bulk_key(i, j)] = (i << 16 | (uint64_t)j) + 1;
+    for (k = 0; k < BIG_KEYS; k++) {
+        c->set_key(c, k);
+        ret = c->search(c);
+        if (expect_big[k] == 0) {
+            if (ret == WT_NOTFOUND)
+                continue;
+            fprintf(stderr, "round %d: big key %" PRId64 ": search returned %d, expected WT_NOTFOUND after %" PRIu64
+              " transactions\n", round, k, ret, m);
+            CHECK(!"the big table holds the state after 1..m");
+            break;
+        }
+        bulk_value((expect_big[k] - 1) >> 16, (int)((expect_big[k] - 1) & 0xffff), want);
+        if (ret != 0 || c->get_value(c, &sv) != 0 || strcmp(sv, want) != 0) {
+            fprintf(stderr, "round %d: big key %" PRId64 ": search returned %d, value \"%.20s...\", expected \"%.20s...\" after %" PRIu64
+              " transactions\n", round, k, ret, ret == 0 ? sv : "", want, m);
+            CHECK(!"the big table holds the state after 1..m");
+            break;
+        }
+    }
     OK(conn->close(conn, NULL));
     return m;
 }
@@ -207,6 +292,28 @@ remove_dir(const char *dir)
         }
     closedir(d);
     rmdir(dir);
+}
+
+/* The bytes of the table files (unlatched.table.*) in the home. */
+static long long
+table_bytes(void)
+{
+    char path[600];
+    struct dirent *e;
+    struct stat st;
+    long long sum = 0;
+    DIR *d = opendir(home);
+
+    if (d == NULL)
+        return 0;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "unlatched.table.", 16) == 0) {
+            snprintf(path, sizeof(path), "%s/%s", home, e->d_name);
+            if (stat(path, &st) == 0)
+                sum += (long long)st.st_size;
+        }
+    closedir(d);
+    return sum;
 }
 
 /* A clean close keeps tables and rows; a second process gets EBUSY while the home is open. */
@@ -287,7 +394,7 @@ main(int argc, char **argv)
         pid = fork();
         if (pid == 0) {
             close(pipefd[0]);
-            child(next, pipefd[1]);
+            child(next, pipefd[1], round);
         }
         close(pipefd[1]);
         /* Most kills land while transactions run; every fifth during open and recovery. */
@@ -299,7 +406,7 @@ main(int argc, char **argv)
         }
         close(pipefd[0]);
         {
-            struct timespec pause = {0, (long)(ul_rand(&rng) % 30000) * 1000};
+            struct timespec pause = {0, (long)(ul_rand(&rng) % (round % 2 == 1 ? 80000 : 30000)) * 1000};
             nanosleep(&pause, NULL);
         }
         kill(pid, SIGKILL);
@@ -315,7 +422,8 @@ main(int argc, char **argv)
             break;
         next = m + 1;
     }
-    printf("crash: %d kills, %" PRIu64 " transactions committed and checked\n", round, next - 1);
+    printf("crash: %d kills, %" PRIu64 " transactions committed and checked; table files %.1f MB (cache_size=1MB in the odd rounds)\n",
+      round, next - 1, (double)table_bytes() / 1048576.0);
     if (ul_failures == 0) {
         remove_dir(home);
         unlink(side);

@@ -273,3 +273,38 @@ fn runner_refuses_bad_settings_before_building() {
         assert!(text(&out.stderr).contains(says), "{var}={value}: {}", text(&out.stderr));
     }
 }
+
+#[test]
+fn disk_runs_each_mode_in_its_own_directory() {
+    let dir = common::scratch("bench-suite-disk");
+    let disk = build(&dir, "bench-c/disk.c", true);
+    for args in [&["-m", "scan"][..], &["-c", "0"], &["-k", "0"], &["-t", "0"], &["extra"]] {
+        let out = run(&disk, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains("usage: "), "{args:?}: {}", text(&out.stderr));
+    }
+    let parent = dir.to_str().unwrap();
+    // A load larger than its 1 MB cache, with checkpoints during it; reads with 2 threads.
+    let cases: [(&[&str], &[&str]); 2] = [
+        (
+            &["-m", "load", "-n", "20000", "-c", "1", "-k", "5000"],
+            &["ops_per_sec", "load_seconds", "peak_rss_mib", "file_mib", "reopen_us", "ckpt_write_mib", "upd_write_mib"],
+        ),
+        (&["-m", "read", "-n", "20000", "-c", "1", "-t", "2", "-s", "0.2", "-w", "0"], &["ops_per_sec", "file_mib"]),
+    ];
+    for (args, keys) in cases {
+        let mut all = args.to_vec();
+        all.extend(["-d", parent]);
+        let out = run(&disk, &all);
+        let line = text(&out.stdout);
+        assert!(out.status.success(), "{args:?}: {line}{}", text(&out.stderr));
+        assert!(line.starts_with(&format!("disk mode={} ", args[1])), "{line}");
+        for key in keys {
+            let v: f64 = field(&line, key).parse().unwrap_or_else(|_| panic!("{key} in {line}"));
+            assert!(v >= 0.0, "{key} in {line}");
+        }
+        assert!(field(&line, "ops_per_sec").parse::<f64>().unwrap() > 0.0, "{line}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
+    assert!(left.iter().all(|n| !n.starts_with("bench-disk-")), "{left:?}");
+}

@@ -33,6 +33,8 @@ const C_TESTS: &[&str] = &[
     "journal_damage",
     "cache_full",
     "verify_compact",
+    "bigger_than_cache",
+    "evict_stress",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -42,6 +44,10 @@ const EXAMPLES: &[&str] = &["hello", "scan", "transactions", "statistics", "thre
 /// report's line). Each is tolerated only in that program and only with that text; any other
 /// report fails. Remove an entry with its fix.
 const KNOWN: &[(&str, &str)] = &[];
+
+/// Environment of a program's sanitized run: (program, variable, value). The stress tests run
+/// shorter under the sanitizers.
+const ENV: &[(&str, &str, &str)] = &[("evict_stress", "UNLATCHED_EVICT_SECONDS", "3")];
 
 /// Compiler flags. No -Werror: tests/c_tests.rs and tests/examples.rs enforce the warnings,
 /// and GCC's sanitizer instrumentation raises false ones (-Wformat-truncation on
@@ -58,8 +64,12 @@ fn sanitized(name: &str, extra_flags: &[&str], sources: &[PathBuf], dir_name: &s
     let known: Vec<&str> = KNOWN.iter().filter(|(n, _)| *n == name).map(|(_, text)| *text).collect();
     // Stop at the first UBSan report, unless a known one must be stepped over.
     let halt = if known.is_empty() { 1 } else { 0 };
+    let mut cmd = Command::new(&exe);
+    for (_, var, value) in ENV.iter().filter(|(n, _, _)| *n == name) {
+        cmd.env(var, value);
+    }
     let out = output(
-        common::with_library(&mut Command::new(&exe))
+        common::with_library(&mut cmd)
             .current_dir(root())
             .env("ASAN_OPTIONS", "detect_leaks=1")
             .env("LSAN_OPTIONS", "")
@@ -139,6 +149,8 @@ sanitized_tests! { c_test:
     asan_ubsan_c_journal_damage => "journal_damage",
     asan_ubsan_c_cache_full => "cache_full",
     asan_ubsan_c_verify_compact => "verify_compact",
+    asan_ubsan_c_bigger_than_cache => "bigger_than_cache",
+    asan_ubsan_c_evict_stress => "evict_stress",
 }
 
 sanitized_tests! { example:
