@@ -20,8 +20,7 @@ use scc::Guard;
 use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
-use crate::btree::tree::Hint;
-use crate::store::{Mode, ReadView, Refused, Seek};
+use crate::store::{Mode, ReadView, Refused, Seek, SeekHint};
 use crate::txn::Txn;
 
 /// Which way `search_near` landed.
@@ -40,7 +39,7 @@ pub struct Cursor {
     at_in_key: bool,
     positioned: bool,
     /// Where the last step landed in the table's tree (a stepping cursor skips the descent).
-    hint: Hint,
+    hint: SeekHint,
 }
 
 impl Cursor {
@@ -55,7 +54,7 @@ impl Cursor {
             at: Vec::new(),
             at_in_key: false,
             positioned: false,
-            hint: Hint::default(),
+            hint: SeekHint::default(),
         }
     }
 
@@ -536,7 +535,7 @@ struct Landing<'c> {
     at: &'c mut Vec<u8>,
     at_in_key: &'c mut bool,
     positioned: &'c mut bool,
-    hint: &'c mut Hint,
+    hint: &'c mut SeekHint,
 }
 
 /// Writes are allowed only at snapshot isolation.

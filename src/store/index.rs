@@ -396,16 +396,41 @@ impl Index {
             };
         };
         let probe = Probe::new(key);
-        let (lo, hi): (Bound<&Probe<'_>>, Bound<&Probe<'_>>) = match dir {
-            Seek::Ge => (Included(&probe), Unbounded),
-            Seek::Gt => (Excluded(&probe), Unbounded),
-            Seek::Le => (Unbounded, Included(&probe)),
-            Seek::Lt => (Unbounded, Excluded(&probe)),
-        };
-        let range = self.tree.range::<Probe<'_>, _>((lo, hi), guard);
         match dir {
-            Seek::Ge | Seek::Gt => range.into_iter().find_map(decided),
-            Seek::Le | Seek::Lt => range.rev().find_map(decided),
+            Seek::Ge | Seek::Gt => {
+                // Forward from a positioned iterator: a `range` with a lower bound can start
+                // from the first entry when its descent finds an emptied leaf, which made each
+                // step of a scan over removals a scan of the whole index.
+                let mut iter = loop {
+                    let next = match self.tree.locate(&probe, guard) {
+                        Proximity::Exact(iter) => break iter,
+                        Proximity::Between(iter) => iter.get_back()?.0,
+                        Proximity::Larger(iter) => iter.get()?.0,
+                        Proximity::Smaller(_) | Proximity::Empty => return None,
+                    };
+                    // Positioned on the next key; if it left meanwhile, look again.
+                    if let Some(iter) = self.exact_at(next, guard) {
+                        break iter;
+                    }
+                };
+                let at = iter.get()?;
+                if at.0.as_bytes() > key || (dir == Seek::Ge && at.0.as_bytes() == key) {
+                    if let Some(found) = decided(at) {
+                        return Some(found);
+                    }
+                }
+                iter.find_map(decided)
+            }
+            Seek::Le => self.tree.range::<Probe<'_>, _>((Unbounded, Included(&probe)), guard).rev().find_map(decided),
+            Seek::Lt => self.tree.range::<Probe<'_>, _>((Unbounded, Excluded(&probe)), guard).rev().find_map(decided),
+        }
+    }
+
+    /// An iterator positioned on `key` (`None` if the tree no longer holds it).
+    fn exact_at<'g>(&'g self, key: &Key, guard: &'g Guard) -> Option<scc::tree_index::Iter<'g, Key, Shared<Slot>>> {
+        match self.tree.locate(&Probe::new(key.as_bytes()), guard) {
+            Proximity::Exact(iter) => Some(iter),
+            _ => None,
         }
     }
 

@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use scc::Guard;
 
 use super::index::{Index, Seek};
-use super::version::{ReadView, TXN_COMMITTED};
+use super::version::{ReadView, TS_LATEST, TXN_COMMITTED};
 use crate::btree::tree::{Hint, Tree};
 use crate::error::Result;
 
@@ -42,6 +42,34 @@ pub struct Layers<'t> {
     pub index: &'t Index,
     /// The tree on disk (`None` in memory: the index is everything).
     pub tree: Option<&'t Tree>,
+}
+
+/// Where a stepping cursor's last positioning landed in each layer.
+#[derive(Clone, Debug, Default)]
+pub struct SeekHint {
+    tree: Hint,
+    ahead: Option<Ahead>,
+}
+
+/// For one view and direction: the index's nearest deciding entry past `from` (`None`: none).
+#[derive(Clone, Debug)]
+struct Ahead {
+    view: ReadView,
+    forward: bool,
+    from: Vec<u8>,
+    next: Option<Vec<u8>>,
+}
+
+impl Ahead {
+    /// Whether the answer holds for a step from `key`: `key` lies between `from` (included) and
+    /// the entry found (excluded).
+    fn covers(&self, key: &[u8]) -> bool {
+        if self.forward {
+            self.from.as_slice() <= key && self.next.as_deref().is_none_or(|n| key < n)
+        } else {
+            key <= self.from.as_slice() && self.next.as_deref().is_none_or(|n| key > n)
+        }
+    }
 }
 
 /// What a merge did.
@@ -74,7 +102,7 @@ impl<'t> Layers<'t> {
     where
         't: 'g,
     {
-        self.seek_hinted(key, dir, view, guard, &mut Hint::default())
+        self.seek_hinted(key, dir, view, guard, &mut SeekHint::default())
     }
 
     /// [`seek`](Self::seek) keeping the tree's landing place in `hint`, so that a cursor
@@ -85,7 +113,7 @@ impl<'t> Layers<'t> {
         dir: Seek,
         view: ReadView,
         guard: &'g Guard,
-        hint: &mut Hint,
+        hint: &mut SeekHint,
     ) -> Result<Option<Entry<'g>>>
     where
         't: 'g,
@@ -101,17 +129,17 @@ impl<'t> Layers<'t> {
         let forward = matches!(dir, Seek::Ge | Seek::Gt);
         let (mut from, mut dir) = (key.map(Cow::Borrowed), dir);
         loop {
-            let decided = self.index.seek_decided(from.as_deref(), dir, view, guard);
-            let stored = tree.seek_hinted(from.as_deref(), dir, view.ts, guard, hint)?;
+            let decided = self.decided(from.as_deref(), dir, view, guard, &mut hint.ahead);
+            let stored = tree.seek_hinted(from.as_deref(), dir, view.ts, guard, &mut hint.tree)?;
             let index_first = match (&decided, &stored) {
                 (None, None) => return Ok(None),
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (Some((k, _)), Some((t, _))) => {
                     if forward {
-                        *k <= t.as_ref()
+                        k.as_ref() <= t.as_ref()
                     } else {
-                        *k >= t.as_ref()
+                        k.as_ref() >= t.as_ref()
                     }
                 }
             };
@@ -119,15 +147,50 @@ impl<'t> Layers<'t> {
                 return Ok(stored);
             }
             match decided {
-                Some((k, Some(v))) => return Ok(Some((Cow::Borrowed(k), Cow::Borrowed(v)))),
+                Some((k, Some(v))) => return Ok(Some((k, Cow::Borrowed(v)))),
                 // Removed in the index: look past it.
                 Some((k, None)) => {
-                    from = Some(Cow::Borrowed(k));
+                    from = Some(k);
                     dir = if forward { Seek::Gt } else { Seek::Lt };
                 }
                 None => unreachable!("the index was nearer"),
             }
         }
+    }
+
+    /// The index's nearest entry past `from` that `view` sees a version of
+    /// ([`Index::seek_decided`]), answered from `ahead` when it can be. Why it can: for a
+    /// snapshot view of a reader that has not written, entries deciding keys only leave the
+    /// index (a merge carries them into the tree version the view reads), none arrive; so the
+    /// entry found past a key is the one past every key up to it, as long as it still decides.
+    fn decided<'g>(
+        &self,
+        from: Option<&[u8]>,
+        dir: Seek,
+        view: ReadView,
+        guard: &'g Guard,
+        ahead: &mut Option<Ahead>,
+    ) -> Option<(Cow<'g, [u8]>, Option<&'g [u8]>)>
+    where
+        't: 'g,
+    {
+        let forward = matches!(dir, Seek::Ge | Seek::Gt);
+        let steady = view.txn == TXN_COMMITTED && view.ts < TS_LATEST && matches!(dir, Seek::Gt | Seek::Lt);
+        if let (true, Some(key), Some(a)) = (steady, from, ahead.as_ref()) {
+            if a.view == view && a.forward == forward && a.covers(key) {
+                let Some(next) = &a.next else { return None };
+                if let Some(data) = self.index.head(next, guard).and_then(|v| v.data_in(&view, guard)) {
+                    return Some((Cow::Owned(next.clone()), data.bytes()));
+                }
+                // It left the index: look again.
+            }
+        }
+        let found = self.index.seek_decided(from, dir, view, guard);
+        *ahead = match (steady, from) {
+            (true, Some(key)) => Some(Ahead { view, forward, from: key.to_vec(), next: found.map(|(k, _)| k.to_vec()) }),
+            _ => None,
+        };
+        found.map(|(k, v)| (Cow::Borrowed(k), v))
     }
 
     /// Whether the tree holds `key` in its newest version (a writer's existence check for a

@@ -140,7 +140,7 @@ fn a_stepping_cursor_keeps_its_snapshot_while_merges_replace_the_tree() {
     let want: Vec<Vec<u8>> = state_at(&history, snap).into_keys().collect();
     for dir in [Seek::Gt, Seek::Lt] {
         let view = ReadView::at(snap, TXN_COMMITTED);
-        let mut hint = crate::btree::tree::Hint::default();
+        let mut hint = SeekHint::default();
         let mut at: Option<Vec<u8>> = None;
         let mut seen = Vec::new();
         loop {
