@@ -290,13 +290,16 @@ impl Tree {
 
     /// The page at `addr`, held by a reference count instead of an epoch guard: for writers
     /// (merges, compaction), which keep pages for long stretches with I/O in between; an epoch
-    /// guard held that long would hold back the reclamation of everything readers drop.
+    /// guard held that long would hold back the reclamation of everything readers drop. A page
+    /// that is not cached is read for the writer alone: it is about to be replaced, and
+    /// caching it would only push readers' pages out (and leave garbage for the epochs).
     pub(super) fn pin(&self, addr: Addr) -> Result<Arc<Page>> {
-        let guard = Guard::new();
-        self.page(addr, &guard)?;
-        match self.cache.peek(&(addr.offset, addr.checksum), &guard).and_then(|f| f.page.get()) {
-            Some(page) => Ok(Arc::clone(page)),
-            // Evicted in between: this writer reads its own copy.
+        let cached = {
+            let guard = Guard::new();
+            self.cache.peek(&(addr.offset, addr.checksum), &guard).and_then(|f| f.page.get()).cloned()
+        };
+        match cached {
+            Some(page) => Ok(page),
             None => Ok(Arc::new(self.read_page(addr)?)),
         }
     }

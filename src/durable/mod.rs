@@ -280,9 +280,12 @@ impl Durable {
         checkpoint::write(&self.home, Header { no, replay_from, snapshot_ts: view.ts, journal_exists }, &records)?;
         *last = no;
         self.checkpoints.fetch_add(1, Ordering::Relaxed);
-        // Durable: the blocks only the previous checkpoint used are free now.
+        // Durable: the blocks only the previous checkpoint used are free now, and free space at
+        // the end of a file goes back to the file system (free in the record too, so a crash
+        // before the next checkpoint reopens the shorter file).
         for (tree, pending) in released {
             tree.checkpoint_durable(&pending);
+            tree.file().trim_tail()?;
         }
         for old in self.home.numbered(CKPT_PREFIX)?.into_iter().filter(|&n| n < no) {
             self.home.remove(&checkpoint::name(old))?;
