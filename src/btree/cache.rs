@@ -20,8 +20,17 @@ use crossbeam_utils::CachePadded;
 /// A session publishes its dirty bytes once it has this many unpublished.
 pub const PUBLISH_BYTES: i64 = 64 * 1024;
 
-/// Bytes an index entry costs beyond its key and value (slot, version, tree and hash entries).
-pub const ENTRY_OVERHEAD: usize = 160;
+/// Bytes an index entry is counted beyond its key and its versions.
+///
+/// The counts are about what the reference counts for its own structures (an insert list
+/// entry, an update), so that a workload sized for the reference's cache fits this one: a
+/// million 8-byte rows in the default 100 MB of an in-memory database, say. unlatched's own
+/// structures take more (about 200 bytes for such a row: a tree entry, a hash entry, a slot and
+/// a version), which the resident memory shows beyond `cache_size`.
+pub const ENTRY_OVERHEAD: usize = 32;
+
+/// Bytes a version is counted beyond its value.
+pub const VERSION_OVERHEAD: usize = 16;
 
 /// The thresholds, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,5 +204,5 @@ impl Cache {
 
 /// Bytes a write of `key` and `value` adds to an index, as the dirty estimate counts them.
 pub fn entry_bytes(key: usize, value: usize) -> i64 {
-    (key + value + ENTRY_OVERHEAD) as i64
+    (key + value + ENTRY_OVERHEAD + VERSION_OVERHEAD) as i64
 }

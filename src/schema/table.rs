@@ -58,6 +58,8 @@ pub struct Table {
     /// merge in vain.
     dirty: CachePadded<AtomicI64>,
     merged_at: AtomicI64,
+    /// Held while an in-memory table's index is measured ([`Table::measure`]).
+    measuring: Mutex<()>,
     /// Set while a `drop` checks for open cursors, and for good once it succeeds.
     dropped: AtomicBool,
     /// One record per session that has used the table; the sessions write only their own.
@@ -118,6 +120,7 @@ impl Table {
             tree,
             dirty: CachePadded::new(AtomicI64::new(0)),
             merged_at: AtomicI64::new(0),
+            measuring: Mutex::new(()),
             dropped: AtomicBool::new(false),
             users: Mutex::new(Vec::new()),
             retired: Mutex::new([0; DSRC_STATS]),
@@ -200,11 +203,31 @@ impl Table {
     /// index still holds and corrects the cache's estimate by it (in memory: only that).
     pub fn merge(&self, at: u64, oldest: &dyn Fn() -> u64, cache: &Cache) -> Result<Merged> {
         let merged = self.layers().merge(at, oldest)?;
+        self.remeasure(&self.measuring.lock(), cache);
+        Ok(merged)
+    }
+
+    /// The cache looks full: corrects this table's estimate by measuring its index (the
+    /// estimate counts every write, not what overwrites, removals and pruned history gave
+    /// back), unless nothing was written since the last measure. Returns whether the cache is
+    /// still full.
+    pub fn measure(&self, cache: &Cache) -> bool {
+        // One measure at a time: a writer arriving while another measures waits for its
+        // correction rather than reading the estimate before it.
+        let measuring = self.measuring.lock();
+        if self.dirty.load(Ordering::Relaxed) != self.merged_at.load(Ordering::Relaxed) {
+            self.remeasure(&measuring, cache);
+        }
+        cache.full()
+    }
+
+    /// Sets this table's estimate to what its index holds now, correcting the cache's (under
+    /// the measuring lock).
+    fn remeasure(&self, _measuring: &parking_lot::MutexGuard<'_, ()>, cache: &Cache) {
         let now = self.index.footprint() as i64;
         let before = self.dirty.swap(now, Ordering::Relaxed);
         self.merged_at.store(now, Ordering::Relaxed);
         cache.merged(before - now);
-        Ok(merged)
     }
 
     /// The index and the tree, read together.

@@ -516,13 +516,19 @@ impl Index {
     }
 
     /// Bytes the index holds, by a scan, as the cache's estimate counts them
-    /// ([`crate::btree::cache::entry_bytes`]: key, versions and values, and a fixed cost per
-    /// entry).
+    /// ([`crate::btree::cache::entry_bytes`]: keys and values, and fixed costs per entry and
+    /// per version).
     pub fn footprint(&self) -> usize {
+        use crate::btree::cache::{ENTRY_OVERHEAD, VERSION_OVERHEAD};
         let guard = Guard::new();
         self.tree
             .iter(&guard)
-            .map(|(key, slot)| key.as_bytes().len() + crate::btree::cache::ENTRY_OVERHEAD + slot.chain_stats(&guard).1)
+            .map(|(key, slot)| {
+                let (versions, bytes) = slot.chain_stats(&guard);
+                // Values beyond the version structs themselves.
+                let values = bytes.saturating_sub(versions * std::mem::size_of::<Version>());
+                key.as_bytes().len() + ENTRY_OVERHEAD + versions * VERSION_OVERHEAD + values
+            })
             .sum()
     }
 

@@ -473,7 +473,7 @@ impl Txn {
     /// does: it retries until the other side commits or rolls back).
     pub fn write(&mut self, table: &Arc<Table>, key: &[u8], value: Option<&[u8]>, mode: Mode) -> Result<(), Refused> {
         let data = || value.map_or(Data::Tombstone, Data::value);
-        if value.is_some() && table.tree().is_none() && self.shared.cache.full() {
+        if value.is_some() && table.tree().is_none() && self.shared.cache.full() && table.measure(&self.shared.cache) {
             // In memory, nothing can leave the cache for the disk: new data is refused
             // (removals still pass, and free room once measured).
             let size = self.shared.cache.thresholds().size;
