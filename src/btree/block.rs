@@ -223,10 +223,9 @@ impl BlockFile {
             .open(disk.path(name))
             .map_err(|e| Error::io(format!("{}: open", disk.show(name)), &e))?;
         let bf = BlockFile::with(disk, name, file, record);
-        let mut header = [0u8; 12];
-        let got = bf.pread(&mut header, 0)?;
-        let word = |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
-        if got < header.len() || word(0) != MAGIC {
+        let header = bf.pread_new(12, 0)?;
+        let word = |i: usize| header.get(i..i + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        if header.len() < 12 || word(0) != MAGIC {
             return Err(bf.damaged(0, "not a block file (bad header)"));
         }
         if word(4) != VERSION {
@@ -484,19 +483,6 @@ impl BlockFile {
     pub fn usage(&self) -> (u64, u64) {
         let space = self.space.lock();
         (space.end, space.avail.bytes() + space.pending.bytes() + space.retiring.bytes())
-    }
-
-    fn pread(&self, buf: &mut [u8], offset: u64) -> Result<usize> {
-        let mut at = 0;
-        while at < buf.len() {
-            match self.file.read_at(&mut buf[at..], offset + at as u64) {
-                Ok(0) => break,
-                Ok(n) => at += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.os("pread", &e)),
-            }
-        }
-        Ok(at)
     }
 
     fn pwrite(&self, buf: &[u8], offset: u64) -> Result<()> {

@@ -89,8 +89,6 @@ pub struct CacheStats {
     pub pages_evicted_app: AtomicU64,
     /// Pages written (by merges and checkpoints).
     pub pages_written: AtomicU64,
-    /// Merges of an index into its tree started because the dirty trigger was passed.
-    pub forced_merges: AtomicU64,
     /// Pages the eviction server dropped.
     pub pages_evicted_server: AtomicU64,
 }

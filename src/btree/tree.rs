@@ -115,6 +115,9 @@ pub struct Hint {
     at: usize,
 }
 
+/// A key and its value, borrowed from a cached page (inline items) or read (overflow items).
+pub type Found<'g> = (Cow<'g, [u8]>, Cow<'g, [u8]>);
+
 /// Shards of a tree's eviction queue.
 const QUEUE_SHARDS: usize = 16;
 
@@ -418,7 +421,7 @@ impl Tree {
         dir: Seek,
         ts: u64,
         guard: &'g Guard,
-    ) -> Result<Option<(Cow<'g, [u8]>, Cow<'g, [u8]>)>> {
+    ) -> Result<Option<Found<'g>>> {
         self.seek_hinted(key, dir, ts, guard, &mut Hint::default())
     }
 
@@ -432,7 +435,7 @@ impl Tree {
         ts: u64,
         guard: &'g Guard,
         hint: &mut Hint,
-    ) -> Result<Option<(Cow<'g, [u8]>, Cow<'g, [u8]>)>> {
+    ) -> Result<Option<Found<'g>>> {
         let Some(root) = self.root_addr(ts, guard) else { return Ok(None) };
         let forward = matches!(dir, Seek::Ge | Seek::Gt);
         if let (Some(key), Some(leaf), Seek::Gt | Seek::Lt) = (key, hint.leaf, dir) {
@@ -580,17 +583,6 @@ impl Tree {
         true
     }
 
-    /// An item's bytes written to an overflow block, or kept inline.
-    fn place<'a>(&self, batch_written: &mut Vec<Addr>, bytes: &'a [u8], inline: bool) -> Result<Item<'a>> {
-        if inline {
-            Ok(Item::Inline(bytes))
-        } else {
-            let addr = self.file.write(bytes)?;
-            batch_written.push(addr);
-            Ok(Item::Overflow(addr, bytes.len() as u64))
-        }
-    }
-
     /// The newest version's state for a checkpoint: every block it uses is synced first. Call
     /// [`checkpoint_durable`](Self::checkpoint_durable) with the second part once the record
     /// is durable.
@@ -648,8 +640,14 @@ impl Batch<'_> {
         Ok(addr)
     }
 
+    /// An item kept inline, or written to an overflow block.
     fn place<'a>(&mut self, bytes: &'a [u8], inline: bool) -> Result<Item<'a>> {
-        self.tree.place(&mut self.written, bytes, inline)
+        if inline {
+            return Ok(Item::Inline(bytes));
+        }
+        let addr = self.tree.file.write(bytes)?;
+        self.written.push(addr);
+        Ok(Item::Overflow(addr, bytes.len() as u64))
     }
 
     /// The root after the changes.

@@ -14,7 +14,7 @@ use crate::error::{Error, Kind, Result};
 use crate::pack::Format;
 use crate::stats::counters::{dsrc_report, TableStats, DSRC_STATS};
 use crate::stats::Snapshot;
-use crate::store::{Index, Layers, Merged};
+use crate::store::{Index, Layers};
 
 /// A forced merge waits for the index to grow at least this much since the last one.
 const MIN_GROWTH: u64 = 1 << 20;
@@ -201,10 +201,10 @@ impl Table {
 
     /// Merges the index into the tree at `at` (see [`Layers::merge`]), then measures what the
     /// index still holds and corrects the cache's estimate by it (in memory: only that).
-    pub fn merge(&self, at: u64, oldest: &dyn Fn() -> u64, cache: &Cache) -> Result<Merged> {
-        let merged = self.layers().merge(at, oldest)?;
+    pub fn merge(&self, at: u64, oldest: &dyn Fn() -> u64, cache: &Cache) -> Result<()> {
+        self.layers().merge(at, oldest)?;
         self.remeasure(&self.measuring.lock(), cache);
-        Ok(merged)
+        Ok(())
     }
 
     /// The cache looks full: corrects this table's estimate by measuring its index (the

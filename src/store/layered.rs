@@ -29,8 +29,11 @@ use super::version::{ReadView, TS_LATEST, TXN_COMMITTED};
 use crate::btree::tree::{Hint, Tree};
 use crate::error::Result;
 
-/// A key and value, borrowed from the index or read from the tree.
-pub type Entry<'g> = (Cow<'g, [u8]>, Cow<'g, [u8]>);
+/// A key and value, borrowed from the index or from the tree's pages, or read.
+pub type Entry<'g> = crate::btree::tree::Found<'g>;
+
+/// An index entry that decides its key: the key, and its value (`None`: removed).
+type Decided<'g> = (Cow<'g, [u8]>, Option<&'g [u8]>);
 
 /// Index entries a merge reads per chunk (each chunk is one tree batch).
 const MERGE_CHUNK: usize = 16 * 1024;
@@ -70,15 +73,6 @@ impl Ahead {
             key <= self.from.as_slice() && self.next.as_deref().is_none_or(|n| key > n)
         }
     }
-}
-
-/// What a merge did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Merged {
-    /// Keys written to the tree (values and removals).
-    pub keys: u64,
-    /// Slots that left the index.
-    pub retired: u64,
 }
 
 impl<'t> Layers<'t> {
@@ -170,7 +164,7 @@ impl<'t> Layers<'t> {
         view: ReadView,
         guard: &'g Guard,
         ahead: &mut Option<Ahead>,
-    ) -> Option<(Cow<'g, [u8]>, Option<&'g [u8]>)>
+    ) -> Option<Decided<'g>>
     where
         't: 'g,
     {
@@ -205,15 +199,14 @@ impl<'t> Layers<'t> {
     /// Carries the committed state at `at` (a snapshot the caller holds, so the history it
     /// needs stays) into the tree, then lets go of what no snapshot at or after `oldest` needs.
     /// Without a tree, nothing to do.
-    pub fn merge(&self, at: u64, oldest: impl Fn() -> u64) -> Result<Merged> {
-        let Some(tree) = self.tree else { return Ok(Merged::default()) };
+    pub fn merge(&self, at: u64, oldest: impl Fn() -> u64) -> Result<()> {
+        let Some(tree) = self.tree else { return Ok(()) };
         let mut last = tree.merge_lock();
         // A merge that started later may have finished first: the tree never goes back, and
         // the history at its newer timestamp is still there (newer than `at`).
         let at = at.max(*last);
         *last = at;
         let view = ReadView::at(at, TXN_COMMITTED);
-        let mut merged = Merged::default();
         let mut from: Option<Vec<u8>> = None;
         let mut chunk = Vec::new();
         let mut seen = Vec::new();
@@ -227,12 +220,11 @@ impl<'t> Layers<'t> {
             let next = self.index.committed_from(from.as_deref(), view, MERGE_CHUNK, &mut chunk, &mut seen);
             if !chunk.is_empty() {
                 tree.apply(&chunk, at)?;
-                merged.keys += chunk.len() as u64;
             }
             if retire {
                 let guard = Guard::new();
                 for (key, slot) in &seen {
-                    merged.retired += u64::from(self.index.retire_merged(key, slot, at, &guard));
+                    self.index.retire_merged(key, slot, at, &guard);
                 }
             }
             match next {
@@ -241,6 +233,6 @@ impl<'t> Layers<'t> {
             }
         }
         tree.release_before(oldest().min(at));
-        Ok(merged)
+        Ok(())
     }
 }

@@ -32,7 +32,7 @@ pub mod version;
 
 pub use index::{Exists, Index, Missing, Mode, Refused, Seek, VersionStats, WriteCtx, Written};
 pub use key::{Key, KeyHashBuilder, Probe, INLINE_KEY_LEN};
-pub use layered::{Layers, Merged, SeekHint};
+pub use layered::{Layers, SeekHint};
 pub use version::{
     Data, ReadView, Slot, Version, INLINE_VALUE_LEN, RETIRED, TS_ABORTED, TS_LATEST, TS_NONE,
     TS_PENDING, TXN_COMMITTED,

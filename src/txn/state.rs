@@ -4,7 +4,6 @@
 //! A session is used by one thread at a time, so all of this is plain data; what other threads
 //! need (the published snapshot) lives in the connection's [`super::pins`].
 
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use scc::Guard;
@@ -459,7 +458,6 @@ impl Txn {
         let bytes = std::mem::take(&mut self.unpublished);
         let cache = &self.shared.cache;
         if table.publish_dirty(bytes, cache) {
-            cache.stats.forced_merges.fetch_add(1, Relaxed);
             let shared = &self.shared;
             let _ = table.merge(shared.clock.now(), &|| shared.oldest(), cache);
         }
