@@ -7,7 +7,9 @@
  * against unlatched or any library with the WiredTiger API.
  *
  * usage: workload -O file.wtperf [-o key=value[,key=value...]]... [-C conn_config]
- *                 [-T table_config] [-h home] [-M monitor_file]
+ *                 [-T table_config] [-h home] [-M monitor_file] [-i iterations]
+ * -i N: each worker thread runs exactly N operations, with no timed loop (for callgrind
+ * instruction counts: tools/callgrind-per-op bench-c/build/workload N1 N2 -O ...).
  *
  * Options (in the file, one `key=value` a line, `#` starts a comment line, or with -o):
  *   conn_config, table_config  strings given to wiredtiger_open and WT_SESSION::create
@@ -111,13 +113,14 @@ static wtperf_opts opt;
 static worker *workers;
 static int nworkers, ninserters;
 static _Atomic int stop;
+static uint64_t iterations; /* -i N: each worker runs exactly N operations, untimed (callgrind) */
 static char home[4096];
 static int home_is_temp;
 static const char *uri = "table:test";
 
 static const char *usage_text =
   "usage: workload -O file.wtperf [-o key=value[,key=value...]]... [-C conn_config] [-T table_config]\n"
-  "                [-h home] [-M monitor_file]\n"
+  "                [-h home] [-M monitor_file] [-i iterations]\n"
   "keys: conn_config table_config icount random_range run_time report_interval populate_threads\n"
   "      key_sz value_sz threads sample_interval max_latency sample_rate verbose\n"
   "      threads=((count=N,reads=R,inserts=I,updates=U),...)\n";
@@ -496,7 +499,7 @@ work(void *arg)
     const char *got;
     uint64_t i, k, range = key_range(), count[OP_TYPES] = {0, 0, 0}, t0 = 0;
     int op, ret, timed;
-    for (i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++) {
+    for (i = 0; !atomic_load_explicit(&stop, memory_order_relaxed) && (iterations == 0 || i < iterations); i++) {
         op = w->seq[i % (uint64_t)w->nseq];
         if ((i & 1023) == 0)
             range = key_range();
@@ -672,7 +675,7 @@ main(int argc, char **argv)
     FILE *monitor = NULL;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    while ((c = getopt(argc, argv, "O:o:C:T:h:M:")) != -1)
+    while ((c = getopt(argc, argv, "O:o:C:T:h:M:i:")) != -1)
         switch (c) {
         case 'O':
             file = optarg;
@@ -693,6 +696,9 @@ main(int argc, char **argv)
             break;
         case 'M':
             monitor_path = optarg;
+            break;
+        case 'i':
+            iterations = number("-i", optarg);
             break;
         default:
             fprintf(stderr, "%s", usage_text);
@@ -772,7 +778,7 @@ main(int argc, char **argv)
             fprintf(stderr, "workload: pthread_create failed\n");
             return 1;
         }
-    for (sec = 1; sec <= opt.run_time; sec++) {
+    for (sec = 1; iterations == 0 && sec <= opt.run_time; sec++) {
         sleep_until(start, (double)sec);
         if (opt.report_interval > 0 && sec % opt.report_interval == 0) {
             sum_ops(ops);
@@ -784,11 +790,15 @@ main(int argc, char **argv)
             sample(monitor, sec, ops, last_n, last_sum, runs);
         }
     }
-    sum_ops(ops);
+    if (iterations == 0) {
+        sum_ops(ops);
+        atomic_store(&stop, 1);
+    }
     elapsed = now() - start;
-    atomic_store(&stop, 1);
     for (i = 0; i < nworkers; i++)
         pthread_join(tids[i], NULL);
+    if (iterations != 0)
+        sum_ops(ops);
     if (monitor != NULL)
         fclose(monitor);
 

@@ -97,6 +97,23 @@ unsafe fn pack_args(fmt: &Format, args: *const UlArg, buf: &mut Vec<u8>) -> Resu
     unsafe { with_args(fmt, args, |fields| pack::pack(fmt, fields, buf).map_err(Error::from)) }
 }
 
+/// The string of a format whose one field is `S` (no count), when its argument is not NULL
+/// (NULL takes the general path, which reports it).
+///
+/// # Safety
+/// `args` holds the entries `ul_collect` wrote for `fmt`'s plan.
+#[inline(always)]
+unsafe fn one_cstr<'a>(fmt: &Format, args: *const UlArg) -> Option<&'a [u8]> {
+    if fmt.single_kind() != Some(FieldKind::CStr) || args.is_null() {
+        return None;
+    }
+    // SAFETY: per the contract, one entry: the string and its length as `strlen` measured it.
+    unsafe {
+        let arg = &*args;
+        (!arg.p.is_null()).then(|| std::slice::from_raw_parts(arg.p.cast::<u8>(), arg.len))
+    }
+}
+
 /// The fixed width of the `s` field that takes C argument `arg`.
 fn byte_width(fmt: &Format, arg: usize) -> usize {
     let mut seen = 0;
@@ -144,8 +161,21 @@ unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
         // (A single integer, the common case, went straight to the cursor: `set_int_quick`.)
         let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return };
         let pack = |fmt: &Format, buf: &mut Vec<u8>| {
-            // SAFETY: `args` comes from `ul_collect` with this cursor's plan, which is `fmt`'s.
-            unsafe { pack_args(fmt, args, buf) }
+            // SAFETY: `args` comes from `ul_collect` with this cursor's plan, which is `fmt`'s
+            // (for a one-string format: one entry, the string and its `strlen`).
+            unsafe {
+                match one_cstr(fmt, args) {
+                    Some(bytes) => {
+                        // `S`, the common string key: its bytes then a NUL, without the general
+                        // packer's walk over fields and arguments.
+                        buf.reserve(bytes.len() + 1);
+                        buf.extend_from_slice(bytes);
+                        buf.push(0);
+                        Ok(())
+                    }
+                    None => pack_args(fmt, args, buf),
+                }
+            }
         };
         // SAFETY: the shim passes the application's cursor handle; no other reference to it
         // is alive.

@@ -40,6 +40,9 @@ pub struct Cursor {
     positioned: bool,
     /// Where the last step landed in the table's tree (a stepping cursor skips the descent).
     hint: SeekHint,
+    /// Whether this cursor's last insert added a new key: the guess for the next one
+    /// (`Txn::write_hinted`).
+    inserts_new: bool,
 }
 
 impl Cursor {
@@ -55,6 +58,7 @@ impl Cursor {
             at_in_key: false,
             positioned: false,
             hint: SeekHint::default(),
+            inserts_new: false,
         }
     }
 
@@ -378,7 +382,7 @@ impl Cursor {
             return Err(refused_at_isolation());
         }
         let mode = if self.config.overwrite { Mode::Upsert } else { Mode::InsertNew };
-        match txn.write(&self.table, self.key.raw(), Some(self.value.raw()), mode) {
+        match txn.write_hinted(&self.table, self.key.raw(), Some(self.value.raw()), mode, &mut self.inserts_new) {
             Ok(()) => {
                 self.reset();
                 Ok(())

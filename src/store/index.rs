@@ -586,10 +586,13 @@ impl Index {
         ctx: WriteCtx,
         guard: &'g Guard,
     ) -> Result<Written<'g>, Refused> {
-        self.write_over(key, data, mode, ctx, guard, &mut || Some(false))
+        self.write_over(key, data, mode, ctx, guard, false, &mut || Some(false))
     }
 
-    /// [`Index::write`] over a layer below that `below` consults.
+    /// [`Index::write`] over a layer below that `below` consults. With `likely_new` (the
+    /// caller's guess that the key is new: appends), an insert goes straight to the ordered
+    /// index, which finds an existing slot anyway, and skips the hash probe that would miss.
+    #[allow(clippy::too_many_arguments)]
     pub fn write_over<'g>(
         &'g self,
         key: &[u8],
@@ -597,6 +600,7 @@ impl Index {
         mode: Mode,
         ctx: WriteCtx,
         guard: &'g Guard,
+        likely_new: bool,
         below: &mut dyn FnMut() -> Option<bool>,
     ) -> Result<Written<'g>, Refused> {
         let probe = Probe::new(key);
@@ -606,13 +610,16 @@ impl Index {
         let mut new: Option<Shared<Version>> = None;
         // An owned copy of the key, built only if the key must be inserted somewhere.
         let mut owned_key: Option<Key> = None;
+        // Only the first pass trusts the guess.
+        let mut skip_probe = likely_new && matches!(mode, Mode::Upsert | Mode::InsertNew);
         'retry: loop {
             // Holds the slot this pass inserted into the tree (a fresh, unshared object).
             let inserted: Shared<Slot>;
             // Published slots are in the hash index. A slot only in the tree is pending or
             // retired, so it holds no live value: a new key goes straight to the tree insert,
             // and the tree is searched only when that insert finds a slot there.
-            let slot = match self.hash_peek(&probe, guard) {
+            let known = if std::mem::take(&mut skip_probe) { None } else { self.hash_peek(&probe, guard) };
+            let slot = match known {
                 Some(slot) => slot,
                 None => {
                     if matches!(mode, Mode::UpdateExisting | Mode::Remove) && !self.layered {

@@ -9,8 +9,8 @@
 //! - `repr`: the full key bytes, inline when short, else one shared heap allocation.
 //!
 //! When two prefixes are equal, the rest is decided without loading the bytes when either key is
-//! at most 8 bytes long (then the shorter key is a prefix of the longer one), else by comparing the
-//! bytes after the 8th.
+//! at most 8 bytes long (then the shorter key is a prefix of the longer one), else by the next
+//! words the same way, and `memcmp` after the 24th byte.
 //!
 //! Hashing (for the point-lookup hash index) uses the same decomposition: the prefix and the
 //! length (one folded multiply), then the bytes after the 8th, through [`KeyHasher`]; [`Key`],
@@ -58,14 +58,35 @@ pub(crate) fn prefix_of(bytes: &[u8]) -> u64 {
 }
 
 /// Orders `a` and `b`, given that their prefixes ([`prefix_of`]) are equal.
+///
+/// The next two 8-byte words are compared as big-endian integers like the prefix (keys that
+/// share their first 8 bytes, such as zero-filled decimal strings, are then decided without a
+/// `memcmp` call); bytes after the 24th by `memcmp`. Whenever one key ends inside the words
+/// compared so far, the zero padding of the shorter one matched the longer one's bytes: the
+/// shorter key is a prefix of the longer one, so the lengths decide.
 #[inline(always)]
 fn cmp_after_prefix(a: &[u8], b: &[u8]) -> Ordering {
-    if a.len() <= 8 || b.len() <= 8 {
-        // The first min(len) bytes are equal (the zero padding of the shorter one matches the
-        // longer one's bytes): the shorter key is a prefix of the longer one.
-        a.len().cmp(&b.len())
-    } else {
-        a[8..].cmp(&b[8..])
+    let mut at = 8;
+    loop {
+        if a.len() <= at || b.len() <= at {
+            return a.len().cmp(&b.len());
+        }
+        if at == 24 {
+            return a[24..].cmp(&b[24..]);
+        }
+        match word_at(a, at).cmp(&word_at(b, at)) {
+            Ordering::Equal => at += 8,
+            unequal => return unequal,
+        }
+    }
+}
+
+/// The 8 bytes of `bytes` from `at` (which is inside it) as a big-endian integer, zero padded.
+#[inline(always)]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..at + 8) {
+        Some(word) => u64::from_be_bytes(word.try_into().expect("8 bytes")),
+        None => prefix_of(&bytes[at..]),
     }
 }
 

@@ -621,3 +621,26 @@ fn random_ops_match_model() {
     assert_eq!(back, walked);
     assert_eq!(idx.tree_entries(), model.len());
 }
+
+#[test]
+fn a_wrong_new_key_guess_still_finds_the_slot() {
+    // `likely_new` skips the hash probe on the first pass only: an insert into an existing key
+    // must land in that key's slot (upsert) or be refused (insert-new), for short, long and
+    // inline-boundary keys alike.
+    let idx = Index::new();
+    let guard = Guard::new();
+    let keys: [&[u8]; 3] = [b"short", b"0000000000000000123\0", &[7u8; 40]];
+    for key in keys {
+        idx.write_over(key, Data::value(b"v1"), Mode::Upsert, WriteCtx::IMMEDIATE, &guard, true, &mut || Some(false))
+            .unwrap();
+        idx.write_over(key, Data::value(b"v2"), Mode::Upsert, WriteCtx::IMMEDIATE, &guard, true, &mut || Some(false))
+            .unwrap();
+        assert_eq!(idx.get(key, &guard), Some(&b"v2"[..]));
+        let refused = idx
+            .write_over(key, Data::value(b"v3"), Mode::InsertNew, WriteCtx::IMMEDIATE, &guard, true, &mut || Some(false))
+            .map(drop);
+        assert_eq!(refused, Err(Refused::Exists));
+        assert_eq!(idx.get(key, &guard), Some(&b"v2"[..]));
+    }
+    assert_eq!(idx.tree_entries(), keys.len());
+}

@@ -470,6 +470,21 @@ impl Txn {
     /// another transaction's uncommitted version waits for that transaction (as the reference
     /// does: it retries until the other side commits or rolls back).
     pub fn write(&mut self, table: &Arc<Table>, key: &[u8], value: Option<&[u8]>, mode: Mode) -> Result<(), Refused> {
+        self.write_hinted(table, key, value, mode, &mut false)
+    }
+
+    /// [`Txn::write`] with a guess whether `key` is new (`fresh`; a cursor that appends keeps
+    /// guessing right), which lets the index skip its hash probe and go straight to the ordered
+    /// insert; `fresh` is then updated with what the write found.
+    pub fn write_hinted(
+        &mut self,
+        table: &Arc<Table>,
+        key: &[u8],
+        value: Option<&[u8]>,
+        mode: Mode,
+        fresh: &mut bool,
+    ) -> Result<(), Refused> {
+        let likely_new = std::mem::replace(fresh, false);
         let data = || value.map_or(Data::Tombstone, Data::value);
         if value.is_some() && table.tree().is_none() && self.shared.cache.full() && table.measure(&self.shared.cache) {
             // In memory, nothing can leave the cache for the disk: new data is refused
@@ -497,8 +512,9 @@ impl Txn {
                 self.view.txn = self.shared.pins.next_txn_id(self.slot);
             }
             let ctx = WriteCtx { txn: self.view.txn, snapshot: self.view.ts };
-            match table.index().write_over(key, data(), mode, ctx, &guard, &mut below) {
+            match table.index().write_over(key, data(), mode, ctx, &guard, likely_new, &mut below) {
                 Ok(written) => {
+                    *fresh = written.was_empty;
                     let keep_key = value.is_none() || written.was_empty;
                     self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
                     if let Some(redo) = &mut self.redo {
@@ -530,7 +546,7 @@ impl Txn {
             let ctx = WriteCtx { txn: self.shared.pins.next_txn_id(self.slot), snapshot: TS_LATEST };
             let mut spins = 0;
             let written = loop {
-                match table.index().write_over(key, data(), mode, ctx, &guard, &mut below) {
+                match table.index().write_over(key, data(), mode, ctx, &guard, likely_new, &mut below) {
                     Ok(written) => break written,
                     Err(Refused::Conflict) => {
                         self.count(ConnStat::AutocommitUpdateRetries);
@@ -544,10 +560,16 @@ impl Txn {
                     }
                 }
             };
+            *fresh = written.was_empty;
             // The log entry takes its references while the version is still this writer's
             // uncommitted head: once committed, a later writer may prune it off the chain.
+            // A new key's value with no journal to fail needs none: nothing can roll it back,
+            // and a one-version chain has no history to prune (appends skip two allocations
+            // and the reclamation pass).
             let keep_key = value.is_none() || written.was_empty;
-            self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
+            if self.redo.is_some() || !(written.was_empty && value.is_some()) {
+                self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
+            }
             if let Some(redo) = &mut self.redo {
                 redo.record(table.id(), key, value);
                 if let Err(e) = redo.commit(None) {

@@ -437,6 +437,43 @@ fn history_is_reclaimed_once_no_snapshot_needs_it() {
     assert_eq!(w.s.cursor(w.c).table().index().version_stats().slots, 0);
 }
 
+#[test]
+fn auto_commit_inserts_of_new_keys_keep_history_reclaimable() {
+    // A new key's auto-commit insert keeps no log entry (nothing to prune, nothing to roll
+    // back): the updates after it must still keep what a reader needs, and let it go after.
+    let conn = database();
+    let mut w = S::new(&conn);
+    let mut r = S::new(&conn);
+    let keys = 32;
+    for k in 0..keys {
+        w.put(&format!("k{k:02}"), "first").unwrap();
+    }
+    r.begin(None);
+    assert_eq!(r.get("k07").unwrap().as_deref(), Some("first"));
+    for round in 0..20 {
+        for k in 0..keys {
+            w.put(&format!("k{k:02}"), &format!("u{round}")).unwrap();
+        }
+    }
+    w.s.reclaim_now();
+    assert_eq!(r.get("k07").unwrap().as_deref(), Some("first"), "a snapshot lost its version");
+    r.commit().unwrap();
+    r.s.reset_cursor(r.c);
+    w.s.reset_cursor(w.c);
+    w.s.reclaim_now();
+    let stats = w.s.cursor(w.c).table().index().version_stats();
+    assert_eq!(stats.slots, keys);
+    assert!(stats.versions <= 2 * keys, "history kept after the reader left: {stats:?}");
+    assert_eq!(w.get("k31").unwrap().as_deref(), Some("u19"));
+    // Keys inserted and removed without any update between still leave the index.
+    for k in 0..keys {
+        w.put(&format!("n{k:02}"), "x").unwrap();
+        w.del(&format!("n{k:02}")).unwrap();
+    }
+    w.s.reclaim_now();
+    assert_eq!(w.s.cursor(w.c).table().index().version_stats().slots, keys);
+}
+
 /// The bank: `accounts` accounts, `threads` threads moving money between random accounts in
 /// snapshot transactions (retried on `WT_ROLLBACK`), others summing every account inside one
 /// snapshot. Every sum must equal the initial total: a torn commit, a lost update or a snapshot
