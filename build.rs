@@ -20,8 +20,11 @@ fn main() {
     let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml is valid");
     // The statistics keys (generated from the reference's tables by tools/gen_stat_ids.py).
     let stat_ids = fs::read_to_string(root.join("src/stats/ids.h")).expect("src/stats/ids.h exists");
+    // The types applications fill in for the library (written in C: no Rust code builds them).
+    let extension_types =
+        fs::read_to_string(root.join("src/capi/extension_types.h")).expect("src/capi/extension_types.h exists");
     let after = config.after_includes.take().unwrap_or_default();
-    config.after_includes = Some(format!("{after}\n{}\n", stat_ids.trim_end()));
+    config.after_includes = Some(format!("{after}\n{}\n\n{}\n", extension_types.trim_end(), stat_ids.trim_end()));
     cbindgen::Builder::new()
         .with_config(config)
         .with_src(root.join("src/lib.rs"))

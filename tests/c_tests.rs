@@ -65,6 +65,7 @@ c_tests! {
     errors,
     events,
     struct_pack,
+    standalone_api,
     threads,
     txn,
     replay,

@@ -70,6 +70,59 @@ main(int argc, char *argv[])
         report("wiredtiger_struct_pack", wiredtiger_struct_pack(NULL, buf, sizeof(buf), "q", (int64_t)1));
         report("wiredtiger_struct_unpack", wiredtiger_struct_unpack(NULL, buf, len, "q", &key));
     }
+    {
+        unsigned char buf[16];
+        WT_PACK_STREAM *ps;
+        WT_ITEM item;
+        const char *s;
+        uint64_t u;
+        int64_t i;
+        size_t used;
+        memset(&item, 0, sizeof(item));
+        item.data = "x";
+        item.size = 1;
+        report("wiredtiger_pack_start", ret = wiredtiger_pack_start(NULL, "qQSu", buf, sizeof(buf), &ps));
+        if (ret == 0) {
+            report("wiredtiger_pack_int", wiredtiger_pack_int(ps, -1));
+            report("wiredtiger_pack_uint", wiredtiger_pack_uint(ps, 1));
+            report("wiredtiger_pack_str", wiredtiger_pack_str(ps, "s"));
+            report("wiredtiger_pack_item", wiredtiger_pack_item(ps, &item));
+            report("wiredtiger_pack_close", wiredtiger_pack_close(ps, &used));
+        }
+        report("wiredtiger_unpack_start", ret = wiredtiger_unpack_start(NULL, "qQSu", buf, used, &ps));
+        if (ret == 0) {
+            report("wiredtiger_unpack_int", wiredtiger_unpack_int(ps, &i));
+            report("wiredtiger_unpack_uint", wiredtiger_unpack_uint(ps, &u));
+            report("wiredtiger_unpack_str", wiredtiger_unpack_str(ps, &s));
+            report("wiredtiger_unpack_item", wiredtiger_unpack_item(ps, &item));
+            (void)wiredtiger_pack_close(ps, NULL);
+        }
+    }
+    {
+        WT_CONFIG_PARSER *parser;
+        report("wiredtiger_config_parser_open", ret = wiredtiger_config_parser_open(NULL, "a=1", 3, &parser));
+        if (ret == 0)
+            (void)parser->close(parser);
+        report("wiredtiger_config_validate", wiredtiger_config_validate(NULL, &quiet, "WT_SESSION.create", "key_format=S"));
+        report("wiredtiger_crc32c_func", wiredtiger_crc32c_func()("x", 1) != 0 ? 0 : ENOTSUP);
+        report("wiredtiger_crc32c_with_seed_func", wiredtiger_crc32c_with_seed_func()(0, "x", 1) != 0 ? 0 : ENOTSUP);
+    }
+    {
+        char o[100], n[100];
+        WT_ITEM ov, nv;
+        WT_MODIFY mods[2];
+        int nmods = 2;
+        memset(o, 'a', sizeof(o));
+        memset(n, 'a', sizeof(n));
+        n[50] = 'b';
+        memset(&ov, 0, sizeof(ov));
+        memset(&nv, 0, sizeof(nv));
+        ov.data = o;
+        ov.size = sizeof(o);
+        nv.data = n;
+        nv.size = sizeof(n);
+        report("wiredtiger_calc_modify", wiredtiger_calc_modify(NULL, &ov, &nv, 10, mods, &nmods));
+    }
     /* An on-disk database, in the directory given (the test passes an empty one). */
     if (argc > 1) {
         WT_SESSION *ds;

@@ -45,3 +45,27 @@ fn statistics_keys_match_the_spec() {
     }
     assert_eq!(keys, 1019);
 }
+
+/// The header is a superset of the reference's: every include, macro, struct, typedef,
+/// enumerator and library function of WiredTiger 11.3.1's `wiredtiger.h` (listed once by
+/// tools/reference-header-names in tests/data/reference-header-names.txt) is declared here too,
+/// found by the same scan of our header.
+#[test]
+fn header_declares_every_reference_name() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .arg(root.join("tools/reference-header-names"))
+        .arg(root.join("include/wiredtiger.h"))
+        .output()
+        .expect("run python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ours: std::collections::HashSet<String> = String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
+    let reference = std::fs::read_to_string(root.join("tests/data/reference-header-names.txt")).unwrap();
+    let missing: Vec<&str> = reference
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .filter(|l| !ours.contains(*l))
+        .collect();
+    assert!(reference.lines().count() > 1200, "the reference list is incomplete");
+    assert!(missing.is_empty(), "include/wiredtiger.h lacks {} reference names: {missing:?}", missing.len());
+}

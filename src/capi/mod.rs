@@ -9,14 +9,17 @@
 pub mod types;
 
 mod boundary;
+mod config_parser;
 mod connection;
 mod cursor;
 mod diagnostic;
 mod events;
 mod global;
 mod handles;
+mod pack_stream;
 mod session;
 mod shim;
+mod standalone;
 mod stats_cursor;
 
 pub use global::{wiredtiger_open, wiredtiger_strerror, wiredtiger_version};

@@ -189,16 +189,6 @@ impl Sink for Counter {
     }
 }
 
-#[inline]
-fn next_int<'a>(args: &mut impl Iterator<Item = Arg<'a>>) -> Result<i64, PackError> {
-    args.next().and_then(Arg::as_i64).ok_or_else(corrupt)
-}
-
-#[inline]
-fn next_bytes<'a>(args: &mut impl Iterator<Item = Arg<'a>>) -> Result<&'a [u8], PackError> {
-    args.next().and_then(Arg::as_bytes).ok_or_else(corrupt)
-}
-
 /// Bytes of a C string up to (not including) its first NUL.
 #[inline]
 fn c_str(b: &[u8]) -> &[u8] {
@@ -229,62 +219,60 @@ fn pack_field<'a, S: Sink>(
     it: &mut impl Iterator<Item = Arg<'a>>,
     sink: &mut S,
 ) -> Result<(), PackError> {
-    let n = f.size() as usize;
-    match f.kind() {
-        FieldKind::Pad => sink.zeros(n)?,
-        FieldKind::SignedByte => {
-            for _ in 0..f.arg_count() {
-                sink.byte((next_int(it)? as u8).wrapping_add(0x80))?;
-            }
-        }
-        FieldKind::UnsignedByte => {
-            for _ in 0..f.arg_count() {
-                sink.byte(next_int(it)? as u8)?;
-            }
-        }
-        FieldKind::Int32 => {
-            for _ in 0..f.arg_count() {
-                sink.ivarint(next_int(it)? as i32 as i64)?;
-            }
-        }
-        FieldKind::Int64 => {
-            for _ in 0..f.arg_count() {
-                sink.ivarint(next_int(it)?)?;
-            }
-        }
-        FieldKind::Uint32 => {
-            for _ in 0..f.arg_count() {
-                sink.uvarint(next_int(it)? as u32 as u64)?;
-            }
-        }
-        FieldKind::Uint64 => {
-            for _ in 0..f.arg_count() {
-                sink.uvarint(next_int(it)? as u64)?;
-            }
-        }
-        FieldKind::HostU64 => {
-            for _ in 0..f.arg_count() {
-                sink.put(&(next_int(it)? as u64).to_ne_bytes())?;
-            }
-        }
-        FieldKind::CStr => {
-            sink.put(c_str(next_bytes(it)?))?;
-            sink.byte(0)?;
-        }
-        FieldKind::FixedCStr => sink.fixed(c_str(next_bytes(it)?), n)?,
-        FieldKind::FixedBytes | FieldKind::ItemFixed => sink.fixed(next_bytes(it)?, n)?,
-        FieldKind::ItemRaw => sink.put(next_bytes(it)?)?,
-        FieldKind::ItemFixedPrefixed => {
-            sink.uvarint(n as u64)?;
-            sink.fixed(next_bytes(it)?, n)?;
-        }
-        FieldKind::ItemPrefixed => {
-            let b = next_bytes(it)?;
-            sink.uvarint(b.len() as u64)?;
-            sink.put(b)?;
-        }
+    if f.kind() == FieldKind::Pad {
+        return sink.zeros(f.size() as usize);
+    }
+    for _ in 0..f.arg_count() {
+        pack_element(f, it.next().ok_or_else(corrupt)?, sink)?;
     }
     Ok(())
+}
+
+/// Packs one C argument of field `f` (a repeated integer field takes one per repeat; every
+/// other field takes one in all). Padding takes none: see [`pack_field`].
+#[inline]
+fn pack_element<S: Sink>(f: &Field, arg: Arg<'_>, sink: &mut S) -> Result<(), PackError> {
+    let int = || arg.as_i64().ok_or_else(corrupt);
+    let bytes = || arg.as_bytes().ok_or_else(corrupt);
+    let n = f.size() as usize;
+    match f.kind() {
+        FieldKind::Pad => Ok(()),
+        FieldKind::SignedByte => sink.byte((int()? as u8).wrapping_add(0x80)),
+        FieldKind::UnsignedByte => sink.byte(int()? as u8),
+        FieldKind::Int32 => sink.ivarint(int()? as i32 as i64),
+        FieldKind::Int64 => sink.ivarint(int()?),
+        FieldKind::Uint32 => sink.uvarint(int()? as u32 as u64),
+        FieldKind::Uint64 => sink.uvarint(int()? as u64),
+        FieldKind::HostU64 => sink.put(&(int()? as u64).to_ne_bytes()),
+        FieldKind::CStr => {
+            sink.put(c_str(bytes()?))?;
+            sink.byte(0)
+        }
+        FieldKind::FixedCStr => sink.fixed(c_str(bytes()?), n),
+        FieldKind::FixedBytes | FieldKind::ItemFixed => sink.fixed(bytes()?, n),
+        FieldKind::ItemRaw => sink.put(bytes()?),
+        FieldKind::ItemFixedPrefixed => {
+            sink.uvarint(n as u64)?;
+            sink.fixed(bytes()?, n)
+        }
+        FieldKind::ItemPrefixed => {
+            let b = bytes()?;
+            sink.uvarint(b.len() as u64)?;
+            sink.put(b)
+        }
+    }
+}
+
+/// Packs one C argument of field `f` at the start of `buf` (the streaming API); returns the
+/// bytes written, or `NoSpace` when they do not fit.
+pub(crate) fn pack_element_into(f: &Field, arg: Arg<'_>, buf: &mut [u8]) -> Result<usize, PackError> {
+    let mut sink = SliceSink { buf, pos: 0 };
+    if f.kind() == FieldKind::Pad {
+        sink.zeros(f.size() as usize)?;
+    } else {
+        pack_element(f, arg, &mut sink)?;
+    }
+    Ok(sink.pos)
 }
 
 /// Appends the packed `args` to `out`. `args.len()` must equal `fmt.cargs().len()`.
@@ -443,64 +431,68 @@ fn unpack_to<'a>(
     out: &mut impl ArgSink<'a>,
 ) -> Result<(), PackError> {
     for f in fmt.fields() {
-        let n = f.size() as usize;
-        match f.kind() {
-            FieldKind::Pad => {
-                r.take(n)?;
-            }
-            FieldKind::SignedByte => {
-                for _ in 0..f.arg_count() {
-                    out.push(Arg::Int(r.byte()?.wrapping_sub(0x80) as i8 as i64));
-                }
-            }
-            FieldKind::UnsignedByte => {
-                for _ in 0..f.arg_count() {
-                    out.push(Arg::Uint(r.byte()? as u64));
-                }
-            }
-            FieldKind::Int32 | FieldKind::Int64 => {
-                for _ in 0..f.arg_count() {
-                    out.push(Arg::Int(r.ivarint()?));
-                }
-            }
-            FieldKind::Uint32 | FieldKind::Uint64 => {
-                for _ in 0..f.arg_count() {
-                    out.push(Arg::Uint(r.uvarint()?));
-                }
-            }
-            FieldKind::HostU64 => {
-                for _ in 0..f.arg_count() {
-                    let mut b = [0u8; 8];
-                    b.copy_from_slice(r.take(8)?);
-                    out.push(Arg::Uint(u64::from_ne_bytes(b)));
-                }
-            }
-            FieldKind::CStr => {
-                let rest = r.rest();
-                let len = find_nul(rest).ok_or_else(corrupt)?;
-                r.pos += len + 1;
-                out.push(Arg::Bytes(&rest[..len]));
-            }
-            FieldKind::FixedCStr => out.push(Arg::Bytes(c_str(r.take(n)?))),
-            FieldKind::FixedBytes | FieldKind::ItemFixed => out.push(Arg::Bytes(r.take(n)?)),
-            FieldKind::ItemFixedPrefixed => {
-                // The stored length is skipped: the count decides, as in the reference.
-                r.uvarint()?;
-                out.push(Arg::Bytes(r.take(n)?));
-            }
-            FieldKind::ItemRaw => {
-                let rest = r.rest();
-                r.pos += rest.len();
-                out.push(Arg::Bytes(rest));
-            }
-            FieldKind::ItemPrefixed => {
-                let len = r.uvarint()?;
-                let len = usize::try_from(len).map_err(|_| corrupt())?;
-                out.push(Arg::Bytes(r.take(len)?));
-            }
+        if f.kind() == FieldKind::Pad {
+            r.take(f.size() as usize)?;
+            continue;
+        }
+        for _ in 0..f.arg_count() {
+            out.push(unpack_element(f, r)?);
         }
     }
     Ok(())
+}
+
+/// Decodes one C argument of field `f` (see [`pack_element`]); padding is the caller's.
+#[inline]
+fn unpack_element<'a>(f: &Field, r: &mut Reader<'a>) -> Result<Arg<'a>, PackError> {
+    let n = f.size() as usize;
+    Ok(match f.kind() {
+        FieldKind::Pad => return Err(corrupt()),
+        FieldKind::SignedByte => Arg::Int(r.byte()?.wrapping_sub(0x80) as i8 as i64),
+        FieldKind::UnsignedByte => Arg::Uint(r.byte()? as u64),
+        FieldKind::Int32 | FieldKind::Int64 => Arg::Int(r.ivarint()?),
+        FieldKind::Uint32 | FieldKind::Uint64 => Arg::Uint(r.uvarint()?),
+        FieldKind::HostU64 => {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(r.take(8)?);
+            Arg::Uint(u64::from_ne_bytes(b))
+        }
+        FieldKind::CStr => {
+            let rest = r.rest();
+            let len = find_nul(rest).ok_or_else(corrupt)?;
+            r.pos += len + 1;
+            Arg::Bytes(&rest[..len])
+        }
+        FieldKind::FixedCStr => Arg::Bytes(c_str(r.take(n)?)),
+        FieldKind::FixedBytes | FieldKind::ItemFixed => Arg::Bytes(r.take(n)?),
+        FieldKind::ItemFixedPrefixed => {
+            // The stored length is skipped: the count decides, as in the reference.
+            r.uvarint()?;
+            Arg::Bytes(r.take(n)?)
+        }
+        FieldKind::ItemRaw => {
+            let rest = r.rest();
+            r.pos += rest.len();
+            Arg::Bytes(rest)
+        }
+        FieldKind::ItemPrefixed => {
+            let len = r.uvarint()?;
+            let len = usize::try_from(len).map_err(|_| corrupt())?;
+            Arg::Bytes(r.take(len)?)
+        }
+    })
+}
+
+/// Decodes one C argument of field `f` from the start of `buf` (the streaming API), or skips
+/// padding (`None`); returns it with the bytes consumed.
+pub(crate) fn unpack_element_from<'a>(f: &Field, buf: &'a [u8]) -> Result<(Option<Arg<'a>>, usize), PackError> {
+    let mut r = Reader { buf, pos: 0 };
+    if f.kind() == FieldKind::Pad {
+        r.take(f.size() as usize)?;
+        return Ok((None, r.pos));
+    }
+    let arg = unpack_element(f, &mut r)?;
+    Ok((Some(arg), r.pos))
 }
 
 /// Decodes every field of `fmt` from `buf`, pushing one [`Arg`] per C argument into `out`
