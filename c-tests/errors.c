@@ -437,9 +437,6 @@ test_unsupported(WT_CONNECTION *conn, WT_SESSION *s)
         ul_recorder_clear(&rec);
         CHECK_RC(c->modify(c, &mod, 1), ENOTSUP);
         CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
-        ul_recorder_clear(&rec);
-        CHECK_RC(c->largest_key(c), ENOTSUP);
-        CHECK(rec.errors > 0 && rec.last_error == ENOTSUP);
         c->set_key(c, "a");
         ul_recorder_clear(&rec);
         CHECK_RC(c->bound(c, "action=set,bound=lower"), ENOTSUP);

@@ -66,6 +66,8 @@ c_tests! {
     events,
     struct_pack,
     standalone_api,
+    cursor_edits,
+    truncate,
     threads,
     txn,
     replay,

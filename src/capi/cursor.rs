@@ -5,6 +5,7 @@ use std::ffi::CString;
 use libc::{c_char, c_int};
 
 use crate::error::{code, Error, Result};
+use crate::cursor::Modification;
 use crate::session::{Closed, CursorId, QuickClose};
 
 use super::boundary::{fail, guard};
@@ -332,19 +333,38 @@ unsafe fn not_yet(cursor: *mut WT_CURSOR, api: &str) -> c_int {
     unsafe { call(cursor, api, |_, _| Err(Error::unsupported(format!("{api} is not supported yet")))) }
 }
 
-unsafe extern "C" fn modify(cursor: *mut WT_CURSOR, _entries: *mut WT_MODIFY, _nentries: c_int) -> c_int {
-    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
-    unsafe { not_yet(cursor, "WT_CURSOR.modify") }
+unsafe extern "C" fn modify(cursor: *mut WT_CURSOR, entries: *mut WT_MODIFY, nentries: c_int) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract):
+    // `entries` holds `nentries` modifications whose data are readable.
+    unsafe {
+        call(cursor, "WT_CURSOR.modify", |s, id| {
+            let n = usize::try_from(nentries).unwrap_or(0);
+            if n > 0 && entries.is_null() {
+                return Err(Error::invalid("NULL modify vector"));
+            }
+            let raw: &[WT_MODIFY] = if n == 0 { &[] } else { std::slice::from_raw_parts(entries, n) };
+            let mut mods = Vec::with_capacity(n);
+            for m in raw {
+                if m.data.data.is_null() && m.data.size != 0 {
+                    return Err(Error::invalid("modify entry with NULL data"));
+                }
+                let data: &[u8] =
+                    if m.data.size == 0 { &[] } else { std::slice::from_raw_parts(m.data.data.cast::<u8>(), m.data.size) };
+                mods.push(Modification { data, offset: m.offset, size: m.size });
+            }
+            s.core.modify(id, &mods)
+        })
+    }
 }
 
 unsafe extern "C" fn reserve(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
-    unsafe { not_yet(cursor, "WT_CURSOR.reserve") }
+    unsafe { call(cursor, "WT_CURSOR.reserve", |s, id| s.core.reserve(id)) }
 }
 
 unsafe extern "C" fn largest_key(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
-    unsafe { not_yet(cursor, "WT_CURSOR.largest_key") }
+    unsafe { call(cursor, "WT_CURSOR.largest_key", |s, id| s.core.largest_key(id)) }
 }
 
 unsafe extern "C" fn bound(cursor: *mut WT_CURSOR, _config: *const c_char) -> c_int {

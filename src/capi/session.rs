@@ -6,7 +6,7 @@ use libc::{c_char, c_int};
 
 use crate::error::{code, strerror, Error, Result};
 use crate::cursor::CursorConfig;
-use crate::session::{Opened, QuickOpen, Session};
+use crate::session::{CursorId, Opened, QuickOpen, Session, Truncate};
 
 use super::boundary::guard;
 use super::cursor::{free_handle, new_handle, report};
@@ -378,6 +378,62 @@ unsafe extern "C" fn verify(session: *mut WT_SESSION, name: *const c_char, confi
     }
 }
 
+unsafe extern "C" fn truncate(
+    session: *mut WT_SESSION,
+    name: *const c_char,
+    start: *mut WT_CURSOR,
+    stop: *mut WT_CURSOR,
+    config: *const c_char,
+) -> c_int {
+    // SAFETY: the application's live session, NUL-terminated strings, and NULL or open cursors.
+    unsafe {
+        call(session, "WT_SESSION.truncate", |s| {
+            check_truncate_config(c_str(config)?)?;
+            let name = c_str(name)?;
+            if name.is_some() == (!start.is_null() || !stop.is_null()) {
+                return Err(Error::invalid(
+                    "the truncate method should be passed either a URI or start/stop cursors, but not both",
+                ));
+            }
+            let what = match name {
+                Some(uri) => Truncate::Object(uri),
+                None => Truncate::Range { start: own_cursor(s, start)?, stop: own_cursor(s, stop)? },
+            };
+            s.core.truncate(&s.conn().core, what).map(drop)
+        })
+    }
+}
+
+/// The id of `cursor`, one of `session`'s open table cursors (NULL: none).
+///
+/// # Safety
+/// `cursor` is NULL or an open cursor handle.
+unsafe fn own_cursor(session: &mut SessionHandle, cursor: *mut WT_CURSOR) -> Result<Option<CursorId>> {
+    let handle = cursor.cast::<CursorHandle>();
+    if handle.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: per the contract, a live handle; its fields are read by value through the raw
+    // pointer (no second reference to the session is made).
+    let (owner, id, table_cursor) = unsafe { ((*handle).iface.session, (*handle).id, (*handle).core.is_some()) };
+    if owner != session.as_ptr() {
+        return Err(Error::invalid("truncate cursors must belong to the session"));
+    }
+    if !table_cursor {
+        return Err(Error::invalid("truncate cursors must be table cursors"));
+    }
+    Ok(Some(id))
+}
+
+/// `truncate`'s configuration takes no keys the engine acts on: a syntax check.
+fn check_truncate_config(config: Option<&str>) -> Result<()> {
+    let mut parser = crate::config::Parser::new(config.unwrap_or(""));
+    while let Some(pair) = parser.next_pair() {
+        pair.map_err(Error::from)?;
+    }
+    Ok(())
+}
+
 unsafe extern "C" fn compact(session: *mut WT_SESSION, name: *const c_char, config: *const c_char) -> c_int {
     // SAFETY: the application's live session and NUL-terminated strings.
     unsafe {
@@ -442,7 +498,6 @@ not_yet! {
     log_flush(config: *const c_char) => "WT_SESSION.log_flush";
     rename(uri: *const c_char, newuri: *const c_char, config: *const c_char) => "WT_SESSION.rename";
     salvage(name: *const c_char, config: *const c_char) => "WT_SESSION.salvage";
-    truncate(name: *const c_char, start: *mut WT_CURSOR, stop: *mut WT_CURSOR, config: *const c_char) => "WT_SESSION.truncate";
     prepare_transaction(config: *const c_char) => "WT_SESSION.prepare_transaction";
     query_timestamp(hex: *mut c_char, config: *const c_char) => "WT_SESSION.query_timestamp";
     timestamp_transaction(config: *const c_char) => "WT_SESSION.timestamp_transaction";

@@ -7,9 +7,11 @@
 //! application set survive, items the engine returned do not.
 
 mod config;
+mod edits;
 mod state;
 
 pub use config::CursorConfig;
+pub use edits::{apply_modifications, Modification};
 pub use state::{Held, Owner};
 
 use std::cmp::Ordering;

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use std::ptr::NonNull;
 
-use crate::cursor::{Cursor, Exact};
+use crate::cursor::{Cursor, Exact, Modification};
 use crate::error::{Kind, Result};
 use crate::stats::counters::{ConnStat, DsrcStat};
 use crate::pack::Format;
@@ -375,28 +375,37 @@ const PREV: Counted = Counted { calls: ConnStat::Prevs, errors: ConnStat::PrevEr
 /// A write call's statistics, plus the byte counts it adds.
 struct CountedWrite {
     counted: Counted,
-    bytes: ConnStat,
-    table_bytes: DsrcStat,
+    /// The bytes statistics (connection, table), for the writes that count bytes.
+    bytes: Option<(ConnStat, DsrcStat)>,
     /// Whether the value's size counts too (insert, update) or only the key's (remove).
     with_value: bool,
 }
 
 const INSERT: CountedWrite = CountedWrite {
     counted: Counted { calls: ConnStat::Inserts, errors: ConnStat::InsertErrors, table_calls: DsrcStat::Inserts },
-    bytes: ConnStat::InsertBytes,
-    table_bytes: DsrcStat::InsertBytes,
+    bytes: Some((ConnStat::InsertBytes, DsrcStat::InsertBytes)),
     with_value: true,
 };
 const UPDATE: CountedWrite = CountedWrite {
     counted: Counted { calls: ConnStat::Updates, errors: ConnStat::UpdateErrors, table_calls: DsrcStat::Updates },
-    bytes: ConnStat::UpdateBytes,
-    table_bytes: DsrcStat::UpdateBytes,
+    bytes: Some((ConnStat::UpdateBytes, DsrcStat::UpdateBytes)),
     with_value: true,
 };
 const REMOVE: CountedWrite = CountedWrite {
     counted: Counted { calls: ConnStat::Removes, errors: ConnStat::RemoveErrors, table_calls: DsrcStat::Removes },
-    bytes: ConnStat::RemoveBytes,
-    table_bytes: DsrcStat::RemoveBytes,
+    bytes: Some((ConnStat::RemoveBytes, DsrcStat::RemoveBytes)),
+    with_value: false,
+};
+
+const MODIFY: CountedWrite = CountedWrite {
+    counted: Counted { calls: ConnStat::Modifies, errors: ConnStat::ModifyErrors, table_calls: DsrcStat::Modifies },
+    bytes: Some((ConnStat::ModifyBytes, DsrcStat::ModifyBytes)),
+    with_value: true,
+};
+const RESERVE: CountedWrite = CountedWrite {
+    counted: Counted { calls: ConnStat::Reserves, errors: ConnStat::ReserveErrors, table_calls: DsrcStat::Reserves },
+    // Nothing is written: no byte count.
+    bytes: None,
     with_value: false,
 };
 
@@ -493,10 +502,16 @@ impl Session {
         });
         let failed = matches!(&out, Err(e) if e.kind() != Kind::NotFound);
         let counted = &what.counted;
-        self.stats().record([(counted.calls, 1), (counted.errors, i64::from(failed)), (what.bytes, bytes)]);
+        let calls = [(counted.calls, 1), (counted.errors, i64::from(failed))];
         let table_stats = &self.cursors.get(id).table_use().stats;
         table_stats.add(counted.table_calls, 1);
-        table_stats.add(what.table_bytes, bytes);
+        match what.bytes {
+            Some((conn_bytes, table_bytes)) => {
+                table_stats.add(table_bytes, bytes);
+                self.stats().record([calls[0], calls[1], (conn_bytes, bytes)]);
+            }
+            None => self.stats().record(calls),
+        }
         let reached = out.as_ref().err().is_some_and(|e| reached_data(e.kind()));
         self.write_done(&out, reached);
         out
@@ -578,6 +593,30 @@ impl Session {
     /// `WT_CURSOR::remove`.
     pub fn remove(&mut self, id: CursorId) -> Result<()> {
         self.write(id, &REMOVE, Cursor::remove)
+    }
+
+    /// `WT_CURSOR::modify`.
+    pub fn modify(&mut self, id: CursorId, entries: &[Modification<'_>]) -> Result<()> {
+        let touched: usize = entries.iter().map(|m| m.data.len()).sum();
+        let out = self.write(id, &MODIFY, |c, epoch, txn| c.modify(epoch, txn, entries));
+        if out.is_ok() {
+            self.stats().add(ConnStat::ModifyBytesTouched, touched as i64);
+            self.cursors.get(id).table_use().stats.add(DsrcStat::ModifyBytesTouched, touched as i64);
+        }
+        out
+    }
+
+    /// `WT_CURSOR::reserve`.
+    pub fn reserve(&mut self, id: CursorId) -> Result<()> {
+        self.write(id, &RESERVE, Cursor::reserve)
+    }
+
+    /// `WT_CURSOR::largest_key`: leaves the cursor unpositioned (the read snapshot may end).
+    pub fn largest_key(&mut self, id: CursorId) -> Result<()> {
+        let epoch = self.copy_epoch;
+        let out = self.cursors.with(id, |c| c.largest_key(epoch));
+        self.idle_check();
+        out
     }
 
     /// Resets a cursor, counting the reset (explicit or implied by another call); the read

@@ -7,12 +7,14 @@ mod cursors;
 mod pinned;
 mod schema_ops;
 mod statistics;
+mod truncate;
 mod txn;
 mod uri;
 
 pub use cursors::{Closed, CursorId, Entry, QuickClose, QuickOpen};
 pub use schema_ops::Opened;
 pub use statistics::StatsCursor;
+pub use truncate::Truncate;
 pub use uri::Uri;
 
 use std::collections::HashMap;

@@ -189,8 +189,8 @@ fn check_columns(spec: &TableSpec) -> Result<()> {
     Ok(())
 }
 
-/// The table a `verify` or `compact` URI names (`ENOTSUP` for other objects).
-fn table_name(uri: &str) -> Result<&str> {
+/// The table a `verify`, `compact` or `truncate` URI names (`ENOTSUP` for other objects).
+pub(super) fn table_name(uri: &str) -> Result<&str> {
     super::uri::check_name(uri)?;
     match Uri::parse(uri)? {
         Uri::Table(name) => Ok(name),

@@ -117,6 +117,14 @@ stat_enum! {
         InsertErrors = 1380;
         /// cursor: cursor insert key and value bytes
         InsertBytes = 1382;
+        /// cursor: cursor modify calls
+        Modifies = 1384;
+        /// cursor: cursor modify calls that return an error
+        ModifyErrors = 1385;
+        /// cursor: cursor modify key and value bytes affected
+        ModifyBytes = 1386;
+        /// cursor: cursor modify value bytes modified
+        ModifyBytesTouched = 1387;
         /// cursor: cursor next calls
         Nexts = 1388;
         /// cursor: cursor next calls that return an error
@@ -131,6 +139,10 @@ stat_enum! {
         RemoveErrors = 1402;
         /// cursor: cursor remove key bytes removed
         RemoveBytes = 1403;
+        /// cursor: cursor reserve calls
+        Reserves = 1405;
+        /// cursor: cursor reserve calls that return an error
+        ReserveErrors = 1406;
         /// cursor: cursor reset calls, less those of cache-closes
         Resets = 1407;
         /// cursor: cursor search calls
@@ -193,6 +205,12 @@ stat_enum! {
         Inserts = 2222;
         /// cursor: insert key and value bytes
         InsertBytes = 2223;
+        /// cursor: modify
+        Modifies = 2224;
+        /// cursor: modify key and value bytes affected
+        ModifyBytes = 2225;
+        /// cursor: modify value bytes modified
+        ModifyBytesTouched = 2226;
         /// cursor: next calls
         Nexts = 2227;
         /// cursor: prev calls
@@ -201,6 +219,8 @@ stat_enum! {
         Removes = 2231;
         /// cursor: remove key bytes removed
         RemoveBytes = 2232;
+        /// cursor: reserve calls
+        Reserves = 2233;
         /// cursor: reset calls, less those of cache-closes
         Resets = 2234;
         /// cursor: search calls

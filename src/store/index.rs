@@ -374,6 +374,12 @@ impl Index {
         first_live(self.tree.iter(guard).rev(), view, guard)
     }
 
+    /// The largest key the index holds a slot for, whatever its state (pending, uncommitted,
+    /// removed or retiring): `WT_CURSOR::largest_key` ignores visibility.
+    pub fn last_key_any<'g>(&'g self, guard: &'g Guard) -> Option<&'g [u8]> {
+        self.tree.iter(guard).next_back().map(|(k, _)| k.as_bytes())
+    }
+
     /// Like [`Index::seek`], but stops at the nearest entry `view` sees any version of, a
     /// removal included (`None` as its value): in a layered index such an entry decides its
     /// key, and keys with no entry (or none `view` sees) are the tree's to decide. `key` `None`

@@ -187,6 +187,18 @@ impl<'t> Layers<'t> {
         found.map(|(k, v)| (Cow::Borrowed(k), v))
     }
 
+    /// The largest key either layer holds in any state (uncommitted, removed in the index, or
+    /// the tree's newest version): `WT_CURSOR::largest_key`, which ignores visibility.
+    pub fn largest_key(&self) -> Result<Option<Vec<u8>>> {
+        let guard = Guard::new();
+        let indexed = self.index.last_key_any(&guard).map(<[u8]>::to_vec);
+        let stored = match self.tree {
+            Some(tree) => tree.seek_in(None, Seek::Lt, crate::btree::tree::TS_NEWEST, &guard)?.map(|(k, _)| k.into_owned()),
+            None => None,
+        };
+        Ok(indexed.max(stored))
+    }
+
     /// Whether the tree holds `key` in its newest version (a writer's existence check for a
     /// key the index holds nothing of).
     pub fn below(&self, key: &[u8]) -> Result<bool> {
