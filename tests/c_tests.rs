@@ -68,6 +68,7 @@ c_tests! {
     standalone_api,
     cursor_edits,
     truncate,
+    cursor_bounds,
     threads,
     txn,
     replay,

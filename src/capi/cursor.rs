@@ -5,7 +5,7 @@ use std::ffi::CString;
 use libc::{c_char, c_int};
 
 use crate::error::{code, Error, Result};
-use crate::cursor::Modification;
+use crate::cursor::{BoundAction, Modification};
 use crate::session::{Closed, CursorId, QuickClose};
 
 use super::boundary::{fail, guard};
@@ -367,9 +367,14 @@ unsafe extern "C" fn largest_key(cursor: *mut WT_CURSOR) -> c_int {
     unsafe { call(cursor, "WT_CURSOR.largest_key", |s, id| s.core.largest_key(id)) }
 }
 
-unsafe extern "C" fn bound(cursor: *mut WT_CURSOR, _config: *const c_char) -> c_int {
+unsafe extern "C" fn bound(cursor: *mut WT_CURSOR, config: *const c_char) -> c_int {
     // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
-    unsafe { not_yet(cursor, "WT_CURSOR.bound") }
+    unsafe {
+        call(cursor, "WT_CURSOR.bound", |s, id| {
+            let action = BoundAction::parse(c_str(config)?)?;
+            s.core.bound(id, action)
+        })
+    }
 }
 
 unsafe extern "C" fn cache(cursor: *mut WT_CURSOR) -> c_int {

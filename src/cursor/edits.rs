@@ -52,6 +52,9 @@ impl Cursor {
         }
         self.require_key()?;
         self.check_writable()?;
+        if self.key_out_of_bounds() {
+            return Err(self.missing(epoch));
+        }
         if !txn.is_running() {
             return Err(Error::unsupported("not supported in implicit transactions"));
         }
@@ -92,6 +95,9 @@ impl Cursor {
     pub fn reserve(&mut self, epoch: u64, txn: &mut Txn) -> Result<()> {
         self.require_key()?;
         self.check_writable()?;
+        if self.key_out_of_bounds() {
+            return Err(self.missing(epoch));
+        }
         if !txn.is_running() {
             return Err(Error::invalid("only permitted in a running transaction"));
         }
@@ -119,6 +125,9 @@ impl Cursor {
     /// `WT_CURSOR::largest_key`: the key becomes the largest key the table holds, whatever its
     /// visibility; the cursor ends unpositioned with no value. `WT_NOTFOUND` for an empty table.
     pub fn largest_key(&mut self, epoch: u64) -> Result<()> {
+        if self.bounds.is_some() {
+            return Err(Error::invalid("setting bounds is not compatible with cursor largest key"));
+        }
         let Some(key) = self.table.layers().largest_key()? else {
             self.reset();
             return Err(Error::quiet(Kind::NotFound));

@@ -6,10 +6,12 @@
 //! matters for what survives a failed call (`../shared/spec/traces/README.md` §5.3): items the
 //! application set survive, items the engine returned do not.
 
+mod bounds;
 mod config;
 mod edits;
 mod state;
 
+pub use bounds::{Bound, BoundAction, Bounds};
 pub use config::CursorConfig;
 pub use edits::{apply_modifications, Modification};
 pub use state::{Held, Owner};
@@ -45,6 +47,8 @@ pub struct Cursor {
     /// Whether this cursor's last insert added a new key: the guess for the next one
     /// (`Txn::write_hinted`).
     inserts_new: bool,
+    /// `WT_CURSOR::bound`'s range, until `reset` (boxed: most cursors have none).
+    bounds: Option<Box<Bounds>>,
 }
 
 impl Cursor {
@@ -61,6 +65,7 @@ impl Cursor {
             positioned: false,
             hint: SeekHint::default(),
             inserts_new: false,
+            bounds: None,
         }
     }
 
@@ -87,7 +92,7 @@ impl Cursor {
     /// Applies `overwrite`/`append` from `WT_CURSOR::reconfigure`; resets the cursor.
     pub fn reconfigure(&mut self, config: CursorConfig) {
         self.config = config;
-        self.reset();
+        self.reset_all();
     }
 
     /// Drops position, key and value.
@@ -96,6 +101,15 @@ impl Cursor {
         self.key.clear();
         self.value.clear();
         self.positioned = false;
+    }
+
+    /// `WT_CURSOR::reset` as the application calls it: [`reset`](Self::reset) and the bounds go
+    /// too (a reset inside another operation keeps them).
+    pub fn reset_all(&mut self) {
+        self.reset();
+        if self.bounds.is_some() {
+            self.bounds = None;
+        }
     }
 
     /// Whether [`reset`](Self::reset) frees nothing (no `set_*` error is held): it then calls
@@ -110,6 +124,9 @@ impl Cursor {
     pub fn reopen(&mut self, config: CursorConfig) {
         debug_assert!(!self.positioned && self.key.owner() == Owner::None && self.value.owner() == Owner::None);
         self.config = config;
+        if self.bounds.is_some() {
+            self.bounds = None;
+        }
     }
 
     /// Frees the key, value and position buffers a parked cursor keeps (cache sweeps).
@@ -249,6 +266,9 @@ impl Cursor {
     /// `WT_CURSOR::search`, in `view`.
     pub fn search(&mut self, epoch: u64, view: &ReadView) -> Result<()> {
         self.require_key()?;
+        if self.key_out_of_bounds() {
+            return Err(Error::quiet(Kind::NotFound));
+        }
         if self.find(epoch, view) {
             return Ok(());
         }
@@ -273,7 +293,7 @@ impl Cursor {
     /// cursor is on it); false, with nothing changed, for a miss or a missing key.
     #[inline(always)]
     pub fn search_quick(&mut self, epoch: u64, view: &ReadView) -> bool {
-        self.key.is_set() && self.find(epoch, view)
+        self.key.is_set() && self.bounds.is_none() && self.find(epoch, view)
     }
 
     /// Looks the set key up and, when `view` sees a value, lands on it.
@@ -305,13 +325,24 @@ impl Cursor {
     ) -> Result<Exact> {
         self.require_key()?;
         let guard = Guard::new();
+        let bounds = self.bounds.as_deref().cloned();
         let (table, parts) = self.landing();
         let layers = table.layers();
         let target = parts.key.raw();
+        // Within bounds, the search starts from the key moved into the range (a key below the
+        // lower bound looks from the lower bound up, one above the upper from it down).
+        let (from_up, up_dir) = match bounds.as_ref().and_then(|b| b.start(Seek::Gt)) {
+            Some((lower, dir)) if !bounds.as_ref().is_some_and(|b| b.contains(target)) && target <= lower => (lower.to_vec(), dir),
+            _ => (target.to_vec(), Seek::Ge),
+        };
+        let (from_down, down_dir) = match bounds.as_ref().and_then(|b| b.start(Seek::Lt)) {
+            Some((upper, dir)) if !bounds.as_ref().is_some_and(|b| b.contains(target)) && target >= upper => (upper.to_vec(), dir),
+            _ => (target.to_vec(), Seek::Le),
+        };
         let near = |view| -> Result<_> {
-            match layers.seek(Some(target), Seek::Ge, view, &guard)? {
+            match within(layers.seek(Some(&from_up), up_dir, view, &guard)?, bounds.as_ref()) {
                 Some(found) => Ok(Some(found)),
-                None => layers.seek(Some(target), Seek::Le, view, &guard),
+                None => Ok(within(layers.seek(Some(&from_down), down_dir, view, &guard)?, bounds.as_ref())),
             }
         };
         let mut record = near(view)?;
@@ -344,6 +375,9 @@ impl Cursor {
     /// completely, application items included (the reference's behaviour, traces/README.md
     /// §5.1).
     fn step(&mut self, dir: Seek, epoch: u64, view: ReadView) -> Result<()> {
+        if self.bounds.is_some() {
+            return self.step_bounded(dir, epoch, view);
+        }
         let guard = Guard::new();
         let positioned = self.positioned;
         let (table, parts) = self.landing();
@@ -362,6 +396,45 @@ impl Cursor {
         }
     }
 
+    /// [`step`](Self::step) within the cursor's bounds: an unpositioned cursor starts from the
+    /// bound on its side, and a record past the bounds ends the walk like the table's end.
+    fn step_bounded(&mut self, dir: Seek, epoch: u64, view: ReadView) -> Result<()> {
+        let bounds = self.bounds.take().expect("bounds are set");
+        let guard = Guard::new();
+        let positioned = self.positioned;
+        let (table, parts) = self.landing();
+        let at: &[u8] = if *parts.at_in_key { parts.key.raw() } else { parts.at };
+        let (from, seek) = match (positioned, bounds.start(dir)) {
+            (true, _) => (Some(at), dir),
+            (false, Some((bound, seek))) => (Some(bound), seek),
+            (false, None) => (None, dir),
+        };
+        let found = table.layers().seek_hinted(from, seek, view, &guard, parts.hint);
+        let found = match found {
+            Ok(found) => found.filter(|(k, _)| bounds.contains(k)),
+            Err(e) => {
+                self.bounds = Some(bounds);
+                return Err(e);
+            }
+        };
+        let out = match found {
+            Some((key, value)) => {
+                Self::land(parts, (&key, &value), epoch);
+                Ok(())
+            }
+            None => {
+                drop(guard);
+                // Running off the range resets the position and items; the bounds stay.
+                self.key.clear();
+                self.value.clear();
+                self.positioned = false;
+                Err(Error::quiet(Kind::NotFound))
+            }
+        };
+        self.bounds = Some(bounds);
+        out
+    }
+
     /// `WT_CURSOR::insert`, in `txn` (the session's transaction, or auto-commit). Leaves the
     /// cursor unpositioned with no key or value, except after `WT_DUPLICATE_KEY`, which keeps the
     /// key and reads back the stored value. At isolation levels that refuse writes the existence
@@ -373,6 +446,9 @@ impl Cursor {
         self.require_key()?;
         self.require_value()?;
         self.check_writable()?;
+        if self.key_out_of_bounds() {
+            return Err(self.missing(epoch));
+        }
         // A value the cursor read becomes the application's once a write takes it as its own
         // (traces/README.md §5.3): it survives this write failing.
         self.value.mark_app();
@@ -452,6 +528,9 @@ impl Cursor {
         self.require_key()?;
         self.require_value()?;
         self.check_writable()?;
+        if self.key_out_of_bounds() {
+            return Err(self.missing(epoch));
+        }
         // A value the cursor read becomes the application's once a write takes it as its own
         // (traces/README.md §5.3): it survives this write failing.
         self.value.mark_app();
@@ -482,6 +561,9 @@ impl Cursor {
     pub fn remove(&mut self, epoch: u64, txn: &mut Txn) -> Result<()> {
         self.require_key()?;
         self.check_writable()?;
+        if self.key_out_of_bounds() {
+            return Err(self.missing(epoch));
+        }
         if !txn.can_write() {
             if !self.exists(txn.read_view())? {
                 return Err(self.missing(epoch));
@@ -542,6 +624,11 @@ struct Landing<'c> {
     at_in_key: &'c mut bool,
     positioned: &'c mut bool,
     hint: &'c mut SeekHint,
+}
+
+/// `found`, unless it lies outside `bounds`.
+fn within<'g>(found: Option<crate::store::layered::Entry<'g>>, bounds: Option<&Bounds>) -> Option<crate::store::layered::Entry<'g>> {
+    found.filter(|(k, _)| bounds.is_none_or(|b| b.contains(k)))
 }
 
 /// Writes are allowed only at snapshot isolation.

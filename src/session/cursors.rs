@@ -611,6 +611,11 @@ impl Session {
         self.write(id, &RESERVE, Cursor::reserve)
     }
 
+    /// `WT_CURSOR::bound`.
+    pub fn bound(&mut self, id: CursorId, action: crate::cursor::BoundAction) -> Result<()> {
+        self.cursors.get_mut(id).bound(action)
+    }
+
     /// `WT_CURSOR::largest_key`: leaves the cursor unpositioned (the read snapshot may end).
     pub fn largest_key(&mut self, id: CursorId) -> Result<()> {
         let epoch = self.copy_epoch;
@@ -622,7 +627,7 @@ impl Session {
     /// Resets a cursor, counting the reset (explicit or implied by another call); the read
     /// snapshot ends when no cursor stays positioned.
     fn reset_counted(&mut self, id: CursorId) {
-        self.cursors.with(id, Cursor::reset);
+        self.cursors.with(id, Cursor::reset_all);
         self.stats().add(ConnStat::Resets, 1);
         self.cursors.get(id).table_use().stats.add(DsrcStat::Resets, 1);
         self.idle_check();
