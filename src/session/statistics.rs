@@ -96,8 +96,8 @@ fn snapshot(conn: &Connection, source: &Source, clear: bool, walk: bool) -> Resu
 
 impl Session {
     /// `WT_SESSION::open_cursor` on a `statistics:` URI: `statistics:` (the connection),
-    /// `statistics:table:NAME`, `statistics:session`. The snapshot is taken before the new
-    /// cursor counts itself as open. Statistics cursors are never cached.
+    /// `statistics:table:NAME`, `statistics:session`. The new cursor counts itself as open
+    /// before its snapshot is taken. Statistics cursors are never cached.
     pub fn open_statistics(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<StatsCursor> {
         let cfg = config::validate(Method::OpenCursor, config, None)?;
         let what = uri.strip_prefix("statistics:").expect("the caller checked the prefix");
@@ -114,8 +114,16 @@ impl Session {
         };
         let flags: StatisticsFlags = cursor_statistics(conn.statistics().flags(), &cfg)?;
         let (clear, walk) = (flags.clear, flags.all || flags.tree_walk);
-        let view = StatsView::new(family, snapshot(conn, &source, clear, walk)?, cfg.bool("raw"));
+        // The cursor counts itself before its snapshot, as the reference's does: "open cursor
+        // count" read through it includes it.
         self.stats().add(ConnStat::OpenAdjust, 1);
+        let view = match snapshot(conn, &source, clear, walk) {
+            Ok(snapshot) => StatsView::new(family, snapshot, cfg.bool("raw")),
+            Err(e) => {
+                self.stats().add(ConnStat::OpenAdjust, -1);
+                return Err(e);
+            }
+        };
         Ok(StatsCursor { view, source, clear, walk })
     }
 
