@@ -1,4 +1,5 @@
-/* Every row of ../shared/spec/abi-x86_64.tsv: the public structs have the reference's layout. */
+/* Every row of ../shared/spec/abi-x86_64.tsv, and the extension types: the public structs have the
+ * reference's layout. */
 #include <stddef.h>
 
 #include "util.h"
@@ -131,5 +132,84 @@ main(void)
     CHECK(WT_STAT_JOIN_MAIN_ACCESS == 3000);
     CHECK(WT_STAT_SESSION_BYTES_READ == 4000);
     CHECK(WT_STAT_SESSION_CACHE_TIME == 4007);
+    /* The types applications fill in, and the configuration parser's (src/capi/extension_types.h):
+     * offsets and sizes measured once from the reference's wiredtiger.h. */
+    SIZE(WT_CONFIG_ITEM, 32);
+    AT(WT_CONFIG_ITEM, str, 0, 8);
+    AT(WT_CONFIG_ITEM, len, 8, 8);
+    AT(WT_CONFIG_ITEM, val, 16, 8);
+    AT(WT_CONFIG_ITEM, type, 24, 4);
+    SIZE(WT_CONFIG_PARSER, 24);
+    AT(WT_CONFIG_PARSER, close, 0, 8);
+    AT(WT_CONFIG_PARSER, next, 8, 8);
+    AT(WT_CONFIG_PARSER, get, 16, 8);
+    SIZE(WT_COLLATOR, 24);
+    AT(WT_COLLATOR, compare, 0, 8);
+    AT(WT_COLLATOR, customize, 8, 8);
+    AT(WT_COLLATOR, terminate, 16, 8);
+    SIZE(WT_COMPRESSOR, 32);
+    AT(WT_COMPRESSOR, compress, 0, 8);
+    AT(WT_COMPRESSOR, decompress, 8, 8);
+    AT(WT_COMPRESSOR, pre_size, 16, 8);
+    AT(WT_COMPRESSOR, terminate, 24, 8);
+    SIZE(WT_EXTRACTOR, 24);
+    AT(WT_EXTRACTOR, extract, 0, 8);
+    AT(WT_EXTRACTOR, customize, 8, 8);
+    AT(WT_EXTRACTOR, terminate, 16, 8);
+    SIZE(WT_ENCRYPTOR, 40);
+    AT(WT_ENCRYPTOR, encrypt, 0, 8);
+    AT(WT_ENCRYPTOR, decrypt, 8, 8);
+    AT(WT_ENCRYPTOR, sizing, 16, 8);
+    AT(WT_ENCRYPTOR, customize, 24, 8);
+    AT(WT_ENCRYPTOR, terminate, 32, 8);
+    SIZE(WT_DATA_SOURCE, 112);
+    AT(WT_DATA_SOURCE, alter, 0, 8);
+    AT(WT_DATA_SOURCE, create, 8, 8);
+    AT(WT_DATA_SOURCE, compact, 16, 8);
+    AT(WT_DATA_SOURCE, drop, 24, 8);
+    AT(WT_DATA_SOURCE, open_cursor, 32, 8);
+    AT(WT_DATA_SOURCE, rename, 40, 8);
+    AT(WT_DATA_SOURCE, salvage, 48, 8);
+    AT(WT_DATA_SOURCE, size, 56, 8);
+    AT(WT_DATA_SOURCE, truncate, 64, 8);
+    AT(WT_DATA_SOURCE, range_truncate, 72, 8);
+    AT(WT_DATA_SOURCE, verify, 80, 8);
+    AT(WT_DATA_SOURCE, checkpoint, 88, 8);
+    AT(WT_DATA_SOURCE, terminate, 96, 8);
+    AT(WT_DATA_SOURCE, lsm_pre_merge, 104, 8);
+    SIZE(WT_FILE_SYSTEM, 72);
+    AT(WT_FILE_SYSTEM, fs_directory_list, 0, 8);
+    AT(WT_FILE_SYSTEM, fs_directory_list_single, 8, 8);
+    AT(WT_FILE_SYSTEM, fs_directory_list_free, 16, 8);
+    AT(WT_FILE_SYSTEM, fs_exist, 24, 8);
+    AT(WT_FILE_SYSTEM, fs_open_file, 32, 8);
+    AT(WT_FILE_SYSTEM, fs_remove, 40, 8);
+    AT(WT_FILE_SYSTEM, fs_rename, 48, 8);
+    AT(WT_FILE_SYSTEM, fs_size, 56, 8);
+    AT(WT_FILE_SYSTEM, terminate, 64, 8);
+    SIZE(WT_FILE_HANDLE, 136);
+    AT(WT_FILE_HANDLE, file_system, 0, 8);
+    AT(WT_FILE_HANDLE, name, 8, 8);
+    AT(WT_FILE_HANDLE, close, 16, 8);
+    AT(WT_FILE_HANDLE, fh_advise, 24, 8);
+    AT(WT_FILE_HANDLE, fh_extend, 32, 8);
+    AT(WT_FILE_HANDLE, fh_extend_nolock, 40, 8);
+    AT(WT_FILE_HANDLE, fh_lock, 48, 8);
+    AT(WT_FILE_HANDLE, fh_map, 56, 8);
+    AT(WT_FILE_HANDLE, fh_map_discard, 64, 8);
+    AT(WT_FILE_HANDLE, fh_map_preload, 72, 8);
+    AT(WT_FILE_HANDLE, fh_unmap, 80, 8);
+    AT(WT_FILE_HANDLE, fh_read, 88, 8);
+    AT(WT_FILE_HANDLE, fh_size, 96, 8);
+    AT(WT_FILE_HANDLE, fh_sync, 104, 8);
+    AT(WT_FILE_HANDLE, fh_sync_nowait, 112, 8);
+    AT(WT_FILE_HANDLE, fh_truncate, 120, 8);
+    AT(WT_FILE_HANDLE, fh_write, 128, 8);
+    SIZE(WT_STORAGE_SOURCE, 40);
+    AT(WT_STORAGE_SOURCE, ss_add_reference, 0, 8);
+    AT(WT_STORAGE_SOURCE, ss_customize_file_system, 8, 8);
+    AT(WT_STORAGE_SOURCE, ss_flush, 16, 8);
+    AT(WT_STORAGE_SOURCE, ss_flush_finish, 24, 8);
+    AT(WT_STORAGE_SOURCE, terminate, 32, 8);
     return ul_done("abi");
 }

@@ -27,6 +27,10 @@ pub struct WT_CONFIG_ITEM {
     kind: c_int,
 }
 
+// The layout the header declares (c-tests/abi.c checks the C side against the reference).
+const _: () = assert!(std::mem::size_of::<WT_CONFIG_ITEM>() == 32);
+const _: () = assert!(std::mem::offset_of!(WT_CONFIG_ITEM, kind) == 24);
+
 /// `WT_CONFIG_PARSER`: the three methods, then the parser's state.
 ///
 /// cbindgen:ignore
