@@ -60,7 +60,7 @@ use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::*};
 use std::sync::{Arc, OnceLock};
 use std::thread::{JoinHandle, Thread};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_utils::{Backoff, CachePadded};
 use parking_lot::Mutex;
@@ -85,6 +85,8 @@ const HEADER_FRAME_LEN: u64 = HEADER_LEN as u64 + 8 + 4 + 8;
 pub const WRITE_INTERVAL: Duration = Duration::from_millis(1);
 /// Frames larger than this bypass the ring (written by their committer).
 pub const DIRECT_BYTES: usize = SLOT_BYTES / 4;
+/// The longest a sync leader waits for another committer to join its slot.
+const GATHER_MAX: Duration = Duration::from_micros(100);
 
 /// Counters of the journal (read by statistics and benchmarks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -138,6 +140,9 @@ struct Files {
     /// `checkpoint=(log_size)`: called once `bytes` written reach `next`, which then moves on
     /// by `every`.
     trigger: Option<BytesTrigger>,
+    /// The committer (its cell's address) that led the last sync, and how long that took.
+    last_leader: usize,
+    last_sync: Duration,
 }
 
 /// One journal file.
@@ -246,6 +251,8 @@ impl Journal {
             failed: Vec::new(),
             error: None,
             trigger: None,
+            last_leader: 0,
+            last_sync: Duration::ZERO,
         };
         let shared = Arc::new(Shared {
             disk,
@@ -433,7 +440,7 @@ impl Shared {
         self.ring.release(j);
         bump(&cell.joins, 1);
         if sync {
-            return self.wait_synced(seq, offset);
+            return self.wait_synced(cell, seq, offset);
         }
         if closed_full {
             // Once per full slot: write it now if nobody holds the writer role, so a burst
@@ -454,7 +461,7 @@ impl Shared {
     /// Waits until slot `seq` is synced, leading the write and sync when no sync that covers
     /// it ran while this committer queued for the writer role; the frame at `offset` may have
     /// been dropped by a failed write.
-    fn wait_synced(&self, seq: u64, offset: usize) -> Result<()> {
+    fn wait_synced(&self, cell: &Cell, seq: u64, offset: usize) -> Result<()> {
         let mut files = self.files.lock();
         loop {
             if let Some(i) = files.failed.iter().position(|f| (f.0, f.1) == (seq, offset)) {
@@ -466,11 +473,30 @@ impl Shared {
             if self.health.load(Acquire) == BROKEN {
                 return Err(broken_error(&files));
             }
+            let me = cell as *const Cell as usize;
+            if std::mem::replace(&mut files.last_leader, me) != me {
+                self.gather(seq, files.last_sync);
+            }
             self.ring.close(Some(seq), 0, &mut || self.room(&mut files));
             // A failure dropped this frame or refuses writes: the next round says which.
             if self.write_closed(&mut files, u64::MAX).is_ok() {
+                let start = Instant::now();
                 self.sync(&mut files)?;
+                files.last_sync = start.elapsed();
             }
+        }
+    }
+
+    /// Another session led the previous sync, so others commit beside this one: the next of
+    /// them is probably about to join. Waits (at most a quarter of the last sync, at most
+    /// [`GATHER_MAX`]) for a joiner after this committer's in slot `seq`, so that one sync
+    /// covers both (with two threads, half a sync per commit instead of one).
+    fn gather(&self, seq: u64, last_sync: Duration) {
+        let Some(joined) = self.ring.open_bytes(seq) else { return };
+        let deadline = Instant::now() + (last_sync / 4).min(GATHER_MAX);
+        let backoff = Backoff::new();
+        while self.ring.open_bytes(seq) == Some(joined) && Instant::now() < deadline {
+            backoff.snooze();
         }
     }
 

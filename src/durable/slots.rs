@@ -228,6 +228,13 @@ impl Ring {
         }
     }
 
+    /// The bytes joined so far to slot `seq` while it is the open slot.
+    pub fn open_bytes(&self, seq: u64) -> Option<u64> {
+        let slot = self.slot(seq);
+        let state = slot.state.load(Acquire);
+        (state & (CLOSED | FREE) == 0 && slot.seq.load(Relaxed) == seq).then_some(state & JOINED)
+    }
+
     /// Whether anything waits to be written: a closed slot, or bytes in the open one.
     pub fn pending(&self) -> bool {
         let active = self.active.load(SeqCst);
