@@ -78,6 +78,7 @@ c_tests! {
     stat_log,
     crash,
     journal_damage,
+    journal_kill,
     stat_stress,
     drop_close,
     cache_full,

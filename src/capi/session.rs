@@ -475,6 +475,23 @@ unsafe extern "C" fn transaction_pinned_range(session: *mut WT_SESSION, range: *
     }
 }
 
+unsafe extern "C" fn log_flush(session: *mut WT_SESSION, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated string or NULL.
+    unsafe { call(session, "WT_SESSION.log_flush", |s| s.core.log_flush(&s.conn().core, c_str(config)?)) }
+}
+
+/// `WT_SESSION::log_printf` once the shim formatted the message.
+#[no_mangle]
+pub unsafe extern "C" fn __unlatched_session_log_printf(session: *mut WT_SESSION, text: *const c_char) -> c_int {
+    // SAFETY: the shim passes the application's live session and the text it formatted.
+    unsafe {
+        call(session, "WT_SESSION.log_printf", |s| {
+            let text = c_str(text)?.ok_or_else(|| Error::invalid("NULL format"))?;
+            s.core.log_printf(text)
+        })
+    }
+}
+
 /// Methods a later issue implements: `ENOTSUP` with a message naming them.
 unsafe fn not_yet(session: *mut WT_SESSION, api: &str) -> c_int {
     // SAFETY: the application's live session.
@@ -495,7 +512,6 @@ macro_rules! not_yet {
 not_yet! {
     alter(name: *const c_char, config: *const c_char) => "WT_SESSION.alter";
     join(a: *mut WT_CURSOR, b: *mut WT_CURSOR, config: *const c_char) => "WT_SESSION.join";
-    log_flush(config: *const c_char) => "WT_SESSION.log_flush";
     rename(uri: *const c_char, newuri: *const c_char, config: *const c_char) => "WT_SESSION.rename";
     salvage(name: *const c_char, config: *const c_char) => "WT_SESSION.salvage";
     prepare_transaction(config: *const c_char) => "WT_SESSION.prepare_transaction";

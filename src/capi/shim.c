@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,7 @@ extern UL_PRIVATE int __unlatched_struct_size(
 extern UL_PRIVATE int __unlatched_struct_unpack(
   WT_SESSION *session, const void *buffer, size_t len, const char *format, ul_arg *out, size_t n);
 extern UL_PRIVATE int __unlatched_unsupported(WT_SESSION *session, const char *method);
+extern UL_PRIVATE int __unlatched_session_log_printf(WT_SESSION *session, const char *text);
 
 /* Formats with more fields than this use the heap. */
 #define UL_INLINE 16
@@ -316,11 +318,32 @@ __ul_shim_bind_configuration(WT_SESSION *session, const char *compiled, ...)
     return __unlatched_unsupported(session, "WT_SESSION.bind_configuration");
 }
 
+/* Formats the message (on the stack unless it is long), then writes it as a message record. */
 int
 __ul_shim_log_printf(WT_SESSION *session, const char *format, ...)
 {
-    (void)format;
-    return __unlatched_unsupported(session, "WT_SESSION.log_printf");
+    char small[256], *text = small;
+    va_list ap;
+    int len, ret;
+
+    if (format == NULL)
+        return __unlatched_session_log_printf(session, NULL);
+    va_start(ap, format);
+    len = vsnprintf(small, sizeof(small), format, ap);
+    va_end(ap);
+    if (len < 0)
+        return EINVAL;
+    if ((size_t)len >= sizeof(small)) {
+        if ((text = malloc((size_t)len + 1)) == NULL)
+            return ENOMEM;
+        va_start(ap, format);
+        vsnprintf(text, (size_t)len + 1, format, ap);
+        va_end(ap);
+    }
+    ret = __unlatched_session_log_printf(session, text);
+    if (text != small)
+        free(text);
+    return ret;
 }
 
 #define UL_PLAN_CAP 64

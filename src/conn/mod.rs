@@ -34,8 +34,33 @@ use crate::txn::{Isolation, Txn, TxnShared};
 
 /// "log: log sync operations" (`WT_STAT_CONN_LOG_SYNC`): syncs of the journal.
 const CONN_LOG_SYNC: i32 = 1482;
-/// "log: log write operations" (`WT_STAT_CONN_LOG_WRITES`): the journal's batch writes.
+/// "log: log write operations" (`WT_STAT_CONN_LOG_WRITES`): records put in the journal (the
+/// reference counts one per record written, not per I/O).
 const CONN_LOG_WRITES: i32 = 1486;
+
+/// The journal's other figures, under the reference's names.
+mod journal_ids {
+    /// "log: log bytes of payload data": the records' bytes.
+    pub const BYTES_PAYLOAD: i32 = 1468;
+    /// "log: log bytes written": bytes written to journal files.
+    pub const BYTES_WRITTEN: i32 = 1469;
+    /// "log: log flush operations": `log_flush` calls.
+    pub const FLUSH: i32 = 1471;
+    /// "log: log release advances write LSN": writes of buffered slots to a file.
+    pub const RELEASE_WRITE_LSN: i32 = 1477;
+    /// "log: maximum log file size": `log=(file_max)`.
+    pub const MAX_FILESIZE: i32 = 1488;
+    /// "log: slot closures": slots closed and written (empty ones included).
+    pub const SLOT_CLOSES: i32 = 1496;
+    /// "log: slot join calls did not yield": joins that found the open slot free to join.
+    pub const SLOT_IMMEDIATE: i32 = 1499;
+    /// "log: slot join calls yielded": joins that waited for a slot switch.
+    pub const SLOT_YIELD: i32 = 1502;
+    /// "log: slot unbuffered writes": records too large for a slot, written directly.
+    pub const SLOT_UNBUFFERED: i32 = 1506;
+    /// "log: total log buffer size": the slots' bytes.
+    pub const BUFFER_SIZE: i32 = 1508;
+}
 
 /// Figures computed when a statistics cursor reads them (not in the generated catalogue's
 /// kept lists: counted by the paged store on misses, merges and checkpoints, never on a
@@ -353,11 +378,24 @@ impl Connection {
     pub fn statistics_snapshot(&self, clear: bool) -> crate::stats::Snapshot {
         let mut snapshot = self.statistics.snapshot(&self.slot_stats, clear);
         if let Some(journal) = self.durable.as_ref().filter(|d| d.has_journal()) {
-            // Counted by the journal under its flush mutex (the flush path, never a read path);
-            // not cleared by `statistics=(clear)`.
+            // Counted by each session's committer (summed here) and by the journal's writer
+            // role; not cleared by `statistics=(clear)`.
             let stats = journal.journal_stats();
-            snapshot.push((CONN_LOG_SYNC, stats.syncs as i64));
-            snapshot.push((CONN_LOG_WRITES, stats.writes as i64));
+            let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+            snapshot.extend([
+                (CONN_LOG_SYNC, count(stats.syncs)),
+                (CONN_LOG_WRITES, count(stats.records)),
+                (journal_ids::BYTES_PAYLOAD, count(stats.payload)),
+                (journal_ids::BYTES_WRITTEN, count(stats.bytes)),
+                (journal_ids::FLUSH, count(stats.flushes)),
+                (journal_ids::RELEASE_WRITE_LSN, count(stats.writes)),
+                (journal_ids::MAX_FILESIZE, count(stats.file_max)),
+                (journal_ids::SLOT_CLOSES, count(stats.slots)),
+                (journal_ids::SLOT_IMMEDIATE, count(stats.joins - stats.joins_waited)),
+                (journal_ids::SLOT_YIELD, count(stats.joins_waited)),
+                (journal_ids::SLOT_UNBUFFERED, count(stats.records - stats.joins)),
+                (journal_ids::BUFFER_SIZE, count(stats.buffer)),
+            ]);
         }
         self.paged_statistics(&mut snapshot);
         snapshot.sort_unstable_by_key(|&(id, _)| id);
@@ -471,6 +509,21 @@ mod tests {
     fn journal_statistics_ids_are_the_references() {
         assert_eq!(Family::Connection.description(super::CONN_LOG_SYNC), Some("log: log sync operations"));
         assert_eq!(Family::Connection.description(super::CONN_LOG_WRITES), Some("log: log write operations"));
+        use super::journal_ids::*;
+        for (id, text) in [
+            (BYTES_PAYLOAD, "log: log bytes of payload data"),
+            (BYTES_WRITTEN, "log: log bytes written"),
+            (FLUSH, "log: log flush operations"),
+            (RELEASE_WRITE_LSN, "log: log release advances write LSN"),
+            (MAX_FILESIZE, "log: maximum log file size"),
+            (SLOT_CLOSES, "log: slot closures"),
+            (SLOT_IMMEDIATE, "log: slot join calls did not yield"),
+            (SLOT_YIELD, "log: slot join calls yielded"),
+            (SLOT_UNBUFFERED, "log: slot unbuffered writes"),
+            (BUFFER_SIZE, "log: total log buffer size"),
+        ] {
+            assert_eq!(Family::Connection.description(id), Some(text));
+        }
     }
 
     #[test]

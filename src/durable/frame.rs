@@ -33,10 +33,17 @@ pub fn checksum_matches(header: &[u8; HEADER_LEN], payload: &[u8]) -> bool {
 
 /// Appends one frame holding `payload` to `out`.
 pub fn write_frame(out: &mut Vec<u8>, payload: &[u8]) {
-    let len = u32::try_from(payload.len()).expect("frame payloads are below 4 GiB").to_le_bytes();
-    out.extend_from_slice(&len);
-    out.extend_from_slice(&checksum(len, payload).to_le_bytes());
+    out.extend_from_slice(&frame_header(payload));
     out.extend_from_slice(payload);
+}
+
+/// The header (length and checksum) of a frame holding `payload`.
+pub fn frame_header(payload: &[u8]) -> [u8; HEADER_LEN] {
+    let len = u32::try_from(payload.len()).expect("frame payloads are below 4 GiB").to_le_bytes();
+    let mut header = [0u8; HEADER_LEN];
+    header[..4].copy_from_slice(&len);
+    header[4..].copy_from_slice(&checksum(len, payload).to_le_bytes());
+    header
 }
 
 /// What reading the next frame found.

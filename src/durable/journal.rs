@@ -1,30 +1,40 @@
-//! The journal (write-ahead log): one frame per committed transaction, appended before the
-//! commit is published, in files `unlatched.log.N`.
+//! The journal (write-ahead log): one frame per committed transaction, in files
+//! `unlatched.log.N`, written in commit order.
 //!
-//! # Group commit
-//! A committer appends its record to a shared buffer under the journal's mutex and then waits
-//! until its record is written (and synced, if it asked). Whoever finds no flush running becomes
-//! the leader: it takes the whole buffer (its own record and every record appended since the
-//! last flush), writes it with one `pwrite` and, if any of those committers asked for it, syncs
-//! once, then wakes everyone. Committers that arrive during a flush append and wait; the next
-//! leader flushes them together, so N concurrent committers pay far fewer than N syncs (counted
-//! in [`JournalStats`]). The mutex is held only to append and to hand over the buffer, never
-//! during I/O. Read-only transactions never come here.
+//! # The commit path
+//! A committer joins the open slot of an in-memory ring ([`super::slots`]: one CAS), copies its
+//! frame in and releases it (one atomic add); it takes no lock. With `sync=off` it returns
+//! then: the record is in a buffer that is written in join order, by the writer thread (at most
+//! [`WRITE_INTERVAL`] later) or by whoever writes before it. With `sync=on` it then takes the
+//! writer role (the file mutex): unless a sync that ended meanwhile covers its slot, it closes
+//! its slot, writes every closed slot in order and syncs once. Committers that join while
+//! another's write and sync run queue on the role and are covered by the next sync together
+//! (group commit). A frame larger than [`DIRECT_BYTES`] bypasses the ring: its committer takes
+//! the role, closes the open slot, writes the closed ones, then its frame. Read-only
+//! transactions never come here.
+//!
+//! Per key, join order is commit order: a committer publishes its versions only after it
+//! joined, and the next writer of a key can commit only after that.
 //!
 //! # Failures
-//! A failed write (a full disk) fails every commit of its batch with the error (they roll
-//! back) and truncates the file back to its last good frame, so the journal stays a clean
-//! sequence of committed transactions and later commits may succeed. A failed sync or truncate
-//! leaves the file's state unknown: the journal refuses every later commit with that error.
+//! A failed write (a full disk) truncates the file back to its last whole frame. The frames of
+//! `sync=on` commits in the slots not written are dropped (those commits fail with the error
+//! and roll back); the other frames belong to `sync=off` commits, already acknowledged, and
+//! stay buffered, in order. Until a write succeeds again every new commit fails with the error
+//! (each first retries the buffered slots), so nothing committed after them can reach the file
+//! before them. A failed sync or truncate leaves the file's state unknown: the journal refuses
+//! every later commit with that error.
 //!
 //! # Checkpoints
-//! [`Journal::rotate`] starts a new file and waits until every commit that appended to the old
-//! files has published its versions (an in-flight count per generation, flipped by the
-//! rotation); a snapshot taken after that contains all of them, so recovery from that
-//! checkpoint replays the new files only. Commits that land in the new file may also be in the
-//! snapshot: replaying them again is harmless, because per key the journal's order is the
-//! commit order (a writer never stacks on an uncommitted version), so the last record replayed
-//! for a key is its newest committed value.
+//! [`Journal::rotate`] closes the open slot, writes and syncs every closed slot, starts a new
+//! file and waits until every commit that joined a slot written to the old files has published
+//! its versions: each session's committer announces the slot it joined in its own cache-padded
+//! cell (set before it joins, cleared once it published), and the rotation waits for the cells
+//! naming a slot up to the last one it wrote. A snapshot taken after that contains all of
+//! them, so recovery from that checkpoint replays the new files only. Commits that land in the
+//! new file may also be in the snapshot: replaying them again is harmless, because per key the
+//! journal's order is the commit order, so the last record replayed for a key is its newest
+//! committed value.
 //!
 //! # The successor file
 //! The journal always holds one file ahead: besides the file it appends to, the next one
@@ -47,37 +57,64 @@
 use std::fs::{File, OpenOptions};
 use std::io::BufReader;
 use std::os::unix::fs::FileExt;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::*};
+use std::sync::{Arc, OnceLock};
+use std::thread::{JoinHandle, Thread};
+use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex, MutexGuard};
+use crossbeam_utils::{Backoff, CachePadded};
+use parking_lot::Mutex;
 
 use crate::error::{Error, Kind, Result};
 
 use super::disk::{Disk, LOG_PREFIX};
-use super::frame::{checksum_matches, write_frame, FrameReader, Next, Put, Take, HEADER_LEN};
+use super::frame::{checksum_matches, frame_header, write_frame, FrameReader, Next, Put, Take, HEADER_LEN};
 use super::meta::check_header;
+use super::slots::{Ring, SLOTS, SLOT_BYTES};
 
 /// First field of a journal file's header frame.
 pub const LOG_MAGIC: u64 = u64::from_le_bytes(*b"ULlog\0\0\0");
 /// The layout version written. Version 2 promises the successor file (see the module
-/// documentation); version 1 files (read too) do not.
-pub const LOG_VERSION: u32 = 2;
+/// documentation); version 3 files may hold message records (`log_printf`). Versions 1 and 2
+/// are read too.
+pub const LOG_VERSION: u32 = 3;
 /// Bytes of a journal file's header frame (frame header, magic, version, number).
 const HEADER_FRAME_LEN: u64 = HEADER_LEN as u64 + 8 + 4 + 8;
+
+/// How long the writer thread lets buffered records gather before it writes them.
+pub const WRITE_INTERVAL: Duration = Duration::from_millis(1);
+/// Frames larger than this bypass the ring (written by their committer).
+pub const DIRECT_BYTES: usize = SLOT_BYTES / 4;
+/// The longest a sync leader waits for another committer to join its slot.
+const GATHER_MAX: Duration = Duration::from_micros(100);
 
 /// Counters of the journal (read by statistics and benchmarks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct JournalStats {
-    /// Transactions written to the journal.
+    /// Records put in the journal (transactions and messages).
     pub records: u64,
     /// Of those, the ones whose commit asked for a sync.
     pub sync_commits: u64,
-    /// Writes of a batch of records.
+    /// Payload bytes of those records (frame headers not counted).
+    pub payload: u64,
+    /// Records that joined a slot (the others were written directly: too large).
+    pub joins: u64,
+    /// Of those, the joins that waited for a slot switch.
+    pub joins_waited: u64,
+    /// Slots closed and written.
+    pub slots: u64,
+    /// Writes to journal files ("log: log write operations").
     pub writes: u64,
     /// Syncs of a journal file ("log: log sync operations").
     pub syncs: u64,
-    /// Bytes written.
+    /// Bytes written to journal files.
     pub bytes: u64,
+    /// `log_flush` calls.
+    pub flushes: u64,
+    /// `log=(file_max)`.
+    pub file_max: u64,
+    /// Bytes of the slots.
+    pub buffer: u64,
 }
 
 /// How a journal is configured.
@@ -89,11 +126,23 @@ pub struct JournalConfig {
     pub remove: bool,
 }
 
-/// The file being appended to and its successor (touched only by the flush leader).
+/// What the holder of the writer role owns.
 struct Files {
     active: LogFile,
     /// File `active.no + 1`, created (header synced) before anything went to `active`.
     next: LogFile,
+    /// Something was written to `active` since its last sync.
+    unsynced: bool,
+    /// Frames of sync commits a failed write dropped: slot, offset in it, and the error.
+    failed: Vec<(u64, usize, Error)>,
+    /// Why the journal is not healthy (see `Shared::health`).
+    error: Option<Error>,
+    /// `checkpoint=(log_size)`: called once `bytes` written reach `next`, which then moves on
+    /// by `every`.
+    trigger: Option<BytesTrigger>,
+    /// The committer (its cell's address) that led the last sync, and how long that took.
+    last_leader: usize,
+    last_sync: Duration,
 }
 
 /// One journal file.
@@ -102,40 +151,6 @@ struct LogFile {
     no: u64,
     /// Bytes of whole frames in the file.
     len: u64,
-}
-
-/// Records lost to a failed write: commits `first..=last` fail with `error`.
-struct Failed {
-    first: u64,
-    last: u64,
-    /// Committers of the range that have not collected the error yet.
-    waiting: u64,
-    error: Error,
-}
-
-struct State {
-    /// Frames appended and not yet handed to a leader.
-    buf: Vec<u8>,
-    /// Records are numbered from 1 in append order; the last one appended.
-    appended: u64,
-    /// Every record up to this one has been written (or failed).
-    written: u64,
-    /// Every record up to this one is on the device.
-    synced: u64,
-    /// A record in `buf` asked for a sync.
-    want_sync: bool,
-    /// A leader is writing.
-    flushing: bool,
-    failed: Vec<Failed>,
-    /// Set by a failed sync or truncate: the file's contents are unknown.
-    broken: Option<Error>,
-    /// Commits between their append and the publication of their versions, per generation.
-    gen: usize,
-    in_flight: [u64; 2],
-    stats: JournalStats,
-    /// `checkpoint=(log_size)`: called once `stats.bytes` reaches `next`, which then moves on
-    /// by `every`.
-    trigger: Option<BytesTrigger>,
 }
 
 /// A wake-up of the background checkpointer after every so many bytes written.
@@ -148,271 +163,554 @@ struct BytesTrigger {
 /// What [`Journal::wake_every`] calls.
 pub type Wakeup = Arc<dyn Fn() + Send + Sync>;
 
-/// The connection's journal.
-pub struct Journal {
-    disk: Arc<Disk>,
-    config: JournalConfig,
-    state: Mutex<State>,
-    /// Signalled when a flush ends.
-    flushed: Condvar,
-    /// Signalled when a generation's in-flight count reaches 0.
-    drained: Condvar,
-    /// Held by the flush leader only (so never contended).
-    file: Mutex<Files>,
+/// `Shared::health`: commits take the fast path.
+const HEALTHY: u8 = 0;
+/// A write failed: buffered slots wait to be written again; new commits first retry them.
+const STALLED: u8 = 1;
+/// A sync or truncate failed: every commit fails.
+const BROKEN: u8 = 2;
+
+/// `Cell::in_flight` of a committer that is joining (its slot not known yet).
+const JOINING: u64 = 1;
+
+/// One committer's (one session's) cell: written by its session only.
+#[derive(Default)]
+struct Cell {
+    /// Claimed by a live committer (changed under `Shared::cells`).
+    owned: AtomicBool,
+    /// 0; [`JOINING`]; or 1 + the slot its record joined, until its commit is published.
+    in_flight: AtomicU64,
+    records: AtomicU64,
+    sync_commits: AtomicU64,
+    payload: AtomicU64,
+    joins: AtomicU64,
+    joins_waited: AtomicU64,
 }
 
-/// A commit's place in the journal: give it back with [`Journal::published`].
-#[must_use]
-pub struct Ticket(usize);
+/// Adds `n` to a counter only its owner writes (a plain store: no locked instruction).
+fn bump(counter: &AtomicU64, n: u64) {
+    counter.store(counter.load(Relaxed) + n, Relaxed);
+}
+
+struct Shared {
+    disk: Arc<Disk>,
+    config: JournalConfig,
+    ring: Ring,
+    /// The writer role: whoever holds it writes slots, syncs and rotates files.
+    files: Mutex<Files>,
+    /// Every slot up to this number is on the device.
+    synced: CachePadded<AtomicU64>,
+    /// [`HEALTHY`], [`STALLED`] or [`BROKEN`] (its error in `Files::error`).
+    health: AtomicU8,
+    writes: AtomicU64,
+    syncs: AtomicU64,
+    bytes: AtomicU64,
+    flushes: AtomicU64,
+    slots: AtomicU64,
+    cells: Mutex<Vec<Arc<CachePadded<Cell>>>>,
+    /// The writer thread parks without a timeout (nothing buffered); a joiner of an empty
+    /// slot wakes it.
+    idle: AtomicBool,
+    stop: AtomicBool,
+    thread: OnceLock<Thread>,
+}
+
+/// The connection's journal.
+pub struct Journal {
+    shared: Arc<Shared>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// A session's access to the journal: its cell of counters and in-flight state.
+pub struct Committer {
+    journal: Arc<Journal>,
+    cell: Arc<CachePadded<Cell>>,
+}
 
 /// The name of journal file `no`.
 fn name(no: u64) -> String {
     format!("{LOG_PREFIX}{no}")
 }
 
+/// Why a write failed.
+enum Fail {
+    /// Nothing of it is in the file.
+    Write(Error),
+    /// The file's state is unknown.
+    Broken(Error),
+}
+
 impl Journal {
-    /// Starts journal file `no` (and its successor) in `disk`; recovery replayed everything
-    /// before it.
+    /// Starts journal file `no` (and its successor) in `disk`, and the writer thread; recovery
+    /// replayed everything before it.
     pub fn start(disk: Arc<Disk>, config: JournalConfig, no: u64) -> Result<Journal> {
-        let file = Files { active: new_file(&disk, no)?, next: new_file(&disk, no + 1)? };
-        Ok(Journal {
+        let files = Files {
+            active: new_file(&disk, no)?,
+            next: new_file(&disk, no + 1)?,
+            unsynced: false,
+            failed: Vec::new(),
+            error: None,
+            trigger: None,
+            last_leader: 0,
+            last_sync: Duration::ZERO,
+        };
+        let shared = Arc::new(Shared {
             disk,
             config,
-            state: Mutex::new(State {
-                buf: Vec::new(),
-                appended: 0,
-                written: 0,
-                synced: 0,
-                want_sync: false,
-                flushing: false,
-                failed: Vec::new(),
-                broken: None,
-                gen: 0,
-                in_flight: [0; 2],
-                stats: JournalStats::default(),
-                trigger: None,
-            }),
-            flushed: Condvar::new(),
-            drained: Condvar::new(),
-            file: Mutex::new(file),
-        })
+            ring: Ring::new(),
+            files: Mutex::new(files),
+            synced: CachePadded::new(AtomicU64::new(0)),
+            health: AtomicU8::new(HEALTHY),
+            writes: AtomicU64::new(0),
+            syncs: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            flushes: AtomicU64::new(0),
+            slots: AtomicU64::new(0),
+            cells: Mutex::new(Vec::new()),
+            idle: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            thread: OnceLock::new(),
+        });
+        let writer = Arc::clone(&shared);
+        let handle = std::thread::Builder::new()
+            .name("unlatched-journal".into())
+            .spawn(move || writer.write_loop())
+            .map_err(|e| Error::io("journal writer thread: spawn".to_string(), &e))?;
+        let _ = shared.thread.set(handle.thread().clone());
+        Ok(Journal { shared, writer: Mutex::new(Some(handle)) })
+    }
+
+    /// A committer for one session.
+    pub fn committer(self: &Arc<Self>) -> Committer {
+        let mut cells = self.shared.cells.lock();
+        let cell = match cells.iter().find(|c| !c.owned.load(Relaxed)) {
+            Some(c) => Arc::clone(c),
+            None => {
+                cells.push(Arc::default());
+                Arc::clone(cells.last().expect("just pushed"))
+            }
+        };
+        cell.owned.store(true, Relaxed);
+        Committer { journal: Arc::clone(self), cell }
     }
 
     /// The counters.
     pub fn stats(&self) -> JournalStats {
-        self.state.lock().stats
+        let sh = &self.shared;
+        let mut stats = JournalStats {
+            writes: sh.writes.load(Relaxed),
+            syncs: sh.syncs.load(Relaxed),
+            bytes: sh.bytes.load(Relaxed),
+            flushes: sh.flushes.load(Relaxed),
+            slots: sh.slots.load(Relaxed),
+            file_max: sh.config.file_max,
+            buffer: (SLOTS * SLOT_BYTES) as u64,
+            ..JournalStats::default()
+        };
+        for c in sh.cells.lock().iter() {
+            stats.records += c.records.load(Relaxed);
+            stats.sync_commits += c.sync_commits.load(Relaxed);
+            stats.payload += c.payload.load(Relaxed);
+            stats.joins += c.joins.load(Relaxed);
+            stats.joins_waited += c.joins_waited.load(Relaxed);
+        }
+        stats
     }
 
     /// `log=(file_max)`.
     pub fn file_max(&self) -> u64 {
-        self.config.file_max
+        self.shared.config.file_max
     }
 
     /// Calls `wake` each time `bytes` more bytes have been written, from now on (`None`: stop).
-    /// It runs on a flush leader with the journal's mutex held, so it must only signal.
+    /// It runs with the writer role held, so it must only signal.
     pub fn wake_every(&self, bytes: u64, wake: Option<Wakeup>) {
-        let mut st = self.state.lock();
-        let next = st.stats.bytes + bytes;
-        st.trigger = wake.map(|wake| BytesTrigger { every: bytes.max(1), next, wake });
+        let sh = &self.shared;
+        let mut files = sh.files.lock();
+        let next = sh.bytes.load(Relaxed) + bytes;
+        files.trigger = wake.map(|wake| BytesTrigger { every: bytes.max(1), next, wake });
     }
 
-    /// Writes `record` (one transaction) and returns once it is written, and synced if `sync`.
-    /// The caller publishes its commit, then returns the ticket with [`Journal::published`].
-    pub fn commit(&self, record: &[u8], sync: bool) -> Result<Ticket> {
-        let mut st = self.state.lock();
-        if let Some(e) = &st.broken {
-            return Err(e.clone());
-        }
-        st.appended += 1;
-        let seq = st.appended;
-        write_frame(&mut st.buf, record);
-        st.want_sync |= sync;
-        let gen = st.gen;
-        st.in_flight[gen] += 1;
-        st.stats.records += 1;
-        st.stats.sync_commits += u64::from(sync);
-        match self.wait_for(&mut st, seq, sync) {
-            Ok(()) => Ok(Ticket(gen)),
-            Err(e) => {
-                self.finish(&mut st, gen);
-                Err(e)
-            }
-        }
-    }
-
-    /// The commit of `ticket` is published (or rolled back).
-    pub fn published(&self, ticket: Ticket) {
-        self.finish(&mut self.state.lock(), ticket.0);
-    }
-
-    fn finish(&self, st: &mut State, gen: usize) {
-        st.in_flight[gen] -= 1;
-        if st.in_flight[gen] == 0 {
-            self.drained.notify_all();
-        }
-    }
-
-    /// Waits until record `seq` is written (and synced if `sync`), leading flushes as needed.
-    fn wait_for(&self, st: &mut MutexGuard<'_, State>, seq: u64, sync: bool) -> Result<()> {
-        loop {
-            if let Some(i) = st.failed.iter().position(|f| (f.first..=f.last).contains(&seq)) {
-                let f = &mut st.failed[i];
-                let error = f.error.clone();
-                f.waiting -= 1;
-                if f.waiting == 0 {
-                    st.failed.swap_remove(i);
-                }
-                return Err(error);
-            }
-            if st.synced >= seq || (!sync && st.written >= seq) {
-                return Ok(());
-            }
-            if let Some(e) = &st.broken {
-                return Err(e.clone());
-            }
-            if st.flushing {
-                self.flushed.wait(st);
-                continue;
-            }
-            if sync {
-                // Written by a leader that did not sync: the next flush must.
-                st.want_sync = true;
-            }
-            self.lead(st, false);
-        }
-    }
-
-    /// Writes everything appended (and syncs if asked), with the mutex released during I/O;
-    /// with `rotate`, also syncs and starts the next file (returned). Called with no flush
-    /// running.
-    fn lead(&self, st: &mut MutexGuard<'_, State>, rotate: bool) -> Option<Result<u64>> {
-        st.flushing = true;
-        let batch = std::mem::take(&mut st.buf);
-        let (first, last) = (st.written + 1, st.appended);
-        let sync = std::mem::take(&mut st.want_sync) || rotate;
-        let outcome = MutexGuard::unlocked(st, || self.flush(&batch, sync, rotate));
-        st.flushing = false;
-        st.stats.writes += u64::from(!batch.is_empty());
-        st.stats.bytes += batch.len() as u64;
-        let bytes = st.stats.bytes;
-        if let Some(t) = st.trigger.as_mut().filter(|t| bytes >= t.next) {
-            t.next = bytes + t.every;
-            (t.wake)();
-        }
-        let mut rotated = None;
-        match outcome {
-            Flush::Done { synced, next } => {
-                st.written = last;
-                if synced {
-                    st.synced = last;
-                    st.stats.syncs += 1;
-                }
-                rotated = next;
-            }
-            Flush::WriteFailed(error) => {
-                if first <= last {
-                    st.failed.push(Failed { first, last, waiting: last - first + 1, error: error.clone() });
-                }
-                st.written = last;
-                if rotate {
-                    rotated = Some(Err(error));
-                }
-            }
-            Flush::Broken(error) => {
-                st.broken = Some(error.clone());
-                if rotate {
-                    rotated = Some(Err(error));
-                }
-            }
-        }
-        self.flushed.notify_all();
-        rotated
-    }
-
-    /// The leader's I/O.
-    fn flush(&self, batch: &[u8], sync: bool, rotate: bool) -> Flush {
-        let mut files = self.file.lock();
-        let f = &mut files.active;
-        let fname = name(f.no);
-        if !batch.is_empty() {
-            let out = self
-                .disk
-                .charge(&fname, batch.len())
-                .and_then(|()| f.file.write_all_at(batch, f.len).map_err(|e| Error::io(format!("{}: write", self.disk.show(&fname)), &e)));
-            if let Err(error) = out {
-                // Frames of failed commits must not stay behind the good ones.
-                return match f.file.set_len(f.len) {
-                    Ok(()) => Flush::WriteFailed(error),
-                    Err(e) => Flush::Broken(Error::io(format!("{}: truncate", self.disk.show(&fname)), &e)),
-                };
-            }
-            f.len += batch.len() as u64;
-        }
+    /// `WT_SESSION::log_flush`: writes every buffered record, and syncs with `sync`.
+    pub fn flush(&self, sync: bool) -> Result<()> {
+        let sh = &self.shared;
+        let mut files = sh.files.lock();
+        sh.flushes.fetch_add(1, Relaxed);
+        sh.write_buffered(&mut files)?;
         if sync {
-            if let Err(e) = self.disk.sync(&f.file, &fname) {
-                return Flush::Broken(e);
-            }
+            sh.sync(&mut files)?;
         }
-        let mut next = None;
-        if rotate || f.len >= self.config.file_max {
-            if !sync {
-                if let Err(e) = self.disk.sync(&f.file, &fname) {
-                    return Flush::Broken(e);
-                }
-            }
-            // The successor of the new file exists before anything is written to it.
-            match new_file(&self.disk, files.next.no + 1) {
-                Ok(file) => {
-                    files.active = std::mem::replace(&mut files.next, file);
-                    next = Some(Ok(files.active.no));
-                }
-                // Appending to the old file goes on; a checkpoint that wanted the new one fails.
-                Err(e) => next = rotate.then_some(Err(e)),
-            }
-        }
-        Flush::Done { synced: sync, next }
+        Ok(())
     }
 
-    /// Starts a new file for the records appended from now on and waits until every commit
-    /// that appended before has published; returns the new file's number (recovery from a
+    /// Writes what is buffered (no sync), as the writer thread would have before the process
+    /// died; errors are dropped (tests of recovery that abandon a connection).
+    pub fn write_out(&self) {
+        let _ = self.shared.write_buffered(&mut self.shared.files.lock());
+    }
+
+    /// Starts a new file for the records joined from now on and waits until every commit
+    /// that joined before has published; returns the new file's number (recovery from a
     /// snapshot taken after this replays that file and later ones).
     pub fn rotate(&self) -> Result<u64> {
-        let mut st = self.state.lock();
-        while st.flushing {
-            self.flushed.wait(&mut st);
-        }
-        if let Some(e) = &st.broken {
-            return Err(e.clone());
-        }
-        let old = st.gen;
-        st.gen ^= 1;
-        let out = self.lead(&mut st, true).unwrap_or_else(|| Err(Error::invalid("journal rotation did not run")));
-        while st.in_flight[old] != 0 {
-            self.drained.wait(&mut st);
-        }
-        out
+        let sh = &self.shared;
+        let mut files = sh.files.lock();
+        sh.usable(&files)?;
+        let last = sh.ring.close(None, 1, &mut || sh.room(&mut files));
+        sh.write_closed(&mut files, last)?;
+        sh.sync(&mut files)?;
+        // The successor of the new file exists before anything is written to it.
+        let file = new_file(&sh.disk, files.next.no + 1)?;
+        files.active = std::mem::replace(&mut files.next, file);
+        let no = files.active.no;
+        drop(files);
+        sh.wait_published(last);
+        Ok(no)
     }
 
     /// Removes the files before `no` (a checkpoint made them unnecessary), if configured.
     pub fn remove_before(&self, no: u64) -> Result<()> {
-        if !self.config.remove {
+        if !self.shared.config.remove {
             return Ok(());
         }
-        for old in self.disk.numbered(LOG_PREFIX)?.into_iter().filter(|&n| n < no) {
-            self.disk.remove(&name(old))?;
+        for old in self.shared.disk.numbered(LOG_PREFIX)?.into_iter().filter(|&n| n < no) {
+            self.shared.disk.remove(&name(old))?;
         }
         Ok(())
     }
 }
 
-/// What the leader's I/O did.
-enum Flush {
-    /// Written (and synced if `synced`); `next` is the new file after a rotation.
-    Done { synced: bool, next: Option<Result<u64>> },
-    /// Nothing of the batch is in the file.
-    WriteFailed(Error),
-    /// The file's state is unknown.
-    Broken(Error),
+impl Drop for Journal {
+    fn drop(&mut self) {
+        // The writer thread writes what is buffered, then ends.
+        self.shared.stop.store(true, SeqCst);
+        if let Some(handle) = self.writer.lock().take() {
+            handle.thread().unpark();
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Committer {
+    /// Puts `record` (one transaction) in the journal: returns once it is buffered to be
+    /// written in commit order, or with `sync` once it is synced. The caller publishes its
+    /// commit, then calls [`Committer::published`]. On error the record is not in the journal.
+    pub fn commit(&self, record: &[u8], sync: bool) -> Result<()> {
+        let sh = &*self.journal.shared;
+        if sh.health.load(Acquire) != HEALTHY {
+            sh.recover()?;
+        }
+        let cell = &self.cell;
+        // Announced before the join, so a rotation closing the slot sees it (see `rotate`).
+        cell.in_flight.store(JOINING, SeqCst);
+        let len = HEADER_LEN + record.len();
+        let out = if len > DIRECT_BYTES { sh.direct(cell, record, sync) } else { sh.buffered(cell, record, sync) };
+        if out.is_err() {
+            cell.in_flight.store(0, Release);
+        } else {
+            bump(&cell.records, 1);
+            bump(&cell.payload, record.len() as u64);
+            bump(&cell.sync_commits, u64::from(sync));
+        }
+        out
+    }
+
+    /// The commit is published (or rolled back).
+    pub fn published(&self) {
+        self.cell.in_flight.store(0, Release);
+    }
+}
+
+impl Drop for Committer {
+    fn drop(&mut self) {
+        self.published();
+        let _cells = self.journal.shared.cells.lock();
+        self.cell.owned.store(false, Relaxed);
+    }
+}
+
+impl Shared {
+    /// Joins the ring with `record`; waits for the sync with `sync`.
+    fn buffered(&self, cell: &Cell, record: &[u8], sync: bool) -> Result<()> {
+        let j = self.ring.join(HEADER_LEN + record.len(), &mut || self.wake_writer());
+        cell.in_flight.store(j.seq + 1, Release);
+        self.ring.fill(&j, frame_header(record), record, sync);
+        let (seq, offset, closed_full) = (j.seq, j.offset, j.closed_full);
+        bump(&cell.joins_waited, u64::from(j.waited));
+        self.ring.release(j);
+        bump(&cell.joins, 1);
+        if sync {
+            return self.wait_synced(cell, seq, offset);
+        }
+        if closed_full {
+            // Once per full slot: write it now if nobody holds the writer role, so a burst
+            // reaches the file (and `file_max` rolls over) without waiting for the writer
+            // thread's round.
+            if let Some(mut files) = self.files.try_lock() {
+                let _ = self.write_closed(&mut files, seq - 1);
+            }
+        }
+        // The first record of a slot wakes an idle writer thread (a sync commit writes its
+        // slot itself).
+        if offset == 0 && self.idle.load(SeqCst) {
+            self.wake_writer();
+        }
+        Ok(())
+    }
+
+    /// Waits until slot `seq` is synced, leading the write and sync when no sync that covers
+    /// it ran while this committer queued for the writer role; the frame at `offset` may have
+    /// been dropped by a failed write.
+    fn wait_synced(&self, cell: &Cell, seq: u64, offset: usize) -> Result<()> {
+        let mut files = self.files.lock();
+        loop {
+            if let Some(i) = files.failed.iter().position(|f| (f.0, f.1) == (seq, offset)) {
+                return Err(files.failed.swap_remove(i).2);
+            }
+            if self.synced.load(Acquire) >= seq {
+                return Ok(());
+            }
+            if self.health.load(Acquire) == BROKEN {
+                return Err(broken_error(&files));
+            }
+            let me = cell as *const Cell as usize;
+            if std::mem::replace(&mut files.last_leader, me) != me {
+                self.gather(seq, files.last_sync);
+            }
+            self.ring.close(Some(seq), 0, &mut || self.room(&mut files));
+            // A failure dropped this frame or refuses writes: the next round says which.
+            if self.write_closed(&mut files, u64::MAX).is_ok() {
+                let start = Instant::now();
+                self.sync(&mut files)?;
+                files.last_sync = start.elapsed();
+            }
+        }
+    }
+
+    /// Another session led the previous sync, so others commit beside this one: the next of
+    /// them is probably about to join. Waits (at most a quarter of the last sync, at most
+    /// [`GATHER_MAX`]) for a joiner after this committer's in slot `seq`, so that one sync
+    /// covers both (with two threads, half a sync per commit instead of one).
+    fn gather(&self, seq: u64, last_sync: Duration) {
+        let Some(joined) = self.ring.open_bytes(seq) else { return };
+        let deadline = Instant::now() + (last_sync / 4).min(GATHER_MAX);
+        let backoff = Backoff::new();
+        while self.ring.open_bytes(seq) == Some(joined) && Instant::now() < deadline {
+            backoff.snooze();
+        }
+    }
+
+    /// Writes `record` directly (too large for a slot), after everything buffered.
+    fn direct(&self, cell: &Cell, record: &[u8], sync: bool) -> Result<()> {
+        let mut files = self.files.lock();
+        self.write_buffered(&mut files)?;
+        // Placed after slot `written` and before the next one (a rotation holds the role).
+        cell.in_flight.store(self.ring.written() + 1, Release);
+        let mut frame = Vec::with_capacity(HEADER_LEN + record.len());
+        write_frame(&mut frame, record);
+        match self.write_bytes(&mut files, &frame) {
+            Ok(()) => {}
+            Err(Fail::Write(e)) => return Err(e),
+            Err(Fail::Broken(e)) => return Err(self.broken(&mut files, e)),
+        }
+        self.roll_over(&mut files)?;
+        if sync {
+            self.sync(&mut files)?;
+        }
+        Ok(())
+    }
+
+    /// A commit found the journal unhealthy: retries the buffered slots, or fails.
+    fn recover(&self) -> Result<()> {
+        let mut files = self.files.lock();
+        self.usable(&files)?;
+        let _ = self.write_closed(&mut files, u64::MAX);
+        match self.health.load(Acquire) {
+            HEALTHY => Ok(()),
+            _ => Err(files.error.clone().unwrap_or_else(|| Error::invalid("journal write failed"))),
+        }
+    }
+
+    /// Fails when the journal is broken.
+    fn usable(&self, files: &Files) -> Result<()> {
+        if self.health.load(Acquire) == BROKEN {
+            return Err(broken_error(files));
+        }
+        Ok(())
+    }
+
+    /// Closes the open slot (if it holds anything) and writes every closed slot.
+    fn write_buffered(&self, files: &mut Files) -> Result<()> {
+        self.usable(files)?;
+        self.ring.close(None, 1, &mut || self.room(files));
+        self.write_closed(files, u64::MAX)
+    }
+
+    /// Writes the closed slots in order, up to slot `upto`.
+    fn write_closed(&self, files: &mut Files, upto: u64) -> Result<()> {
+        self.usable(files)?;
+        let mut seq = self.ring.written() + 1;
+        while seq <= upto && self.ring.ready(seq) {
+            let (bytes, marked) = self.ring.take(seq);
+            if !bytes.is_empty() {
+                match self.write_bytes(files, bytes) {
+                    Ok(()) => {}
+                    Err(Fail::Write(e)) => {
+                        self.fail_write(files, seq, marked, &e);
+                        return Err(e);
+                    }
+                    Err(Fail::Broken(e)) => return Err(self.broken(files, e)),
+                }
+            }
+            self.ring.free(seq);
+            self.slots.fetch_add(1, Relaxed);
+            if self.health.load(Relaxed) == STALLED {
+                // The slots a failure kept are written: commits may go on.
+                files.error = None;
+                self.health.store(HEALTHY, Release);
+            }
+            self.roll_over(files)?;
+            seq += 1;
+        }
+        Ok(())
+    }
+
+    /// Called while the ring has no free entry: writes the oldest closed slot (pausing when
+    /// that fails: the disk is full).
+    fn room(&self, files: &mut Files) {
+        if self.write_closed(files, self.ring.written() + 1).is_err() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// A write of slot `seq` failed: the sync commits of it and of every later closed slot
+    /// fail (their frames are dropped); the other frames stay for the next write.
+    fn fail_write(&self, files: &mut Files, seq: u64, marked: Vec<usize>, error: &Error) {
+        let mut discard = |s: u64, marked: Vec<usize>| {
+            for &offset in &marked {
+                files.failed.push((s, offset, error.clone()));
+            }
+            self.ring.compact(s, &marked);
+        };
+        discard(seq, marked);
+        let mut s = seq + 1;
+        while self.ring.ready(s) {
+            let marked = self.ring.take(s).1;
+            discard(s, marked);
+            s += 1;
+        }
+        files.error = Some(error.clone());
+        self.health.store(STALLED, Release);
+    }
+
+    /// Appends `bytes` to the active file; a failure truncates it back to its whole frames.
+    fn write_bytes(&self, files: &mut Files, bytes: &[u8]) -> std::result::Result<(), Fail> {
+        let f = &mut files.active;
+        let fname = name(f.no);
+        let out = self.disk.charge(&fname, bytes.len()).and_then(|()| {
+            f.file.write_all_at(bytes, f.len).map_err(|e| Error::io(format!("{}: write", self.disk.show(&fname)), &e))
+        });
+        if let Err(error) = out {
+            // Frames of failed commits must not stay behind the good ones.
+            return match f.file.set_len(f.len) {
+                Ok(()) => Err(Fail::Write(error)),
+                Err(e) => Err(Fail::Broken(Error::io(format!("{}: truncate", self.disk.show(&fname)), &e))),
+            };
+        }
+        f.len += bytes.len() as u64;
+        files.unsynced = true;
+        self.writes.fetch_add(1, Relaxed);
+        let total = self.bytes.fetch_add(bytes.len() as u64, Relaxed) + bytes.len() as u64;
+        if let Some(t) = files.trigger.as_mut().filter(|t| total >= t.next) {
+            t.next = total + t.every;
+            (t.wake)();
+        }
+        Ok(())
+    }
+
+    /// At `file_max`, syncs the active file and moves to its successor.
+    fn roll_over(&self, files: &mut Files) -> Result<()> {
+        if files.active.len < self.config.file_max {
+            return Ok(());
+        }
+        self.sync(files)?;
+        // The successor of the new file exists before anything is written to it; if it
+        // cannot be created, appending to the old file goes on.
+        if let Ok(file) = new_file(&self.disk, files.next.no + 1) {
+            files.active = std::mem::replace(&mut files.next, file);
+        }
+        Ok(())
+    }
+
+    /// Syncs the active file if it was written to; every written slot is then synced.
+    fn sync(&self, files: &mut Files) -> Result<()> {
+        if files.unsynced {
+            let f = &files.active;
+            if let Err(e) = self.disk.sync(&f.file, &name(f.no)) {
+                return Err(self.broken(files, e));
+            }
+            files.unsynced = false;
+            self.syncs.fetch_add(1, Relaxed);
+        }
+        self.synced.store(self.ring.written(), Release);
+        Ok(())
+    }
+
+    /// The file's state is unknown: every later commit fails with `error`.
+    fn broken(&self, files: &mut Files, error: Error) -> Error {
+        files.error = Some(error.clone());
+        self.health.store(BROKEN, Release);
+        error
+    }
+
+    /// Waits until no committer is between joining a slot up to `last` and publishing.
+    fn wait_published(&self, last: u64) {
+        let cells: Vec<_> = self.cells.lock().iter().map(Arc::clone).collect();
+        for cell in cells {
+            let backoff = Backoff::new();
+            loop {
+                let at = cell.in_flight.load(SeqCst);
+                if at == 0 || at > last + 1 {
+                    break;
+                }
+                if backoff.is_completed() {
+                    std::thread::sleep(Duration::from_micros(50));
+                } else {
+                    backoff.snooze();
+                }
+            }
+        }
+    }
+
+    fn wake_writer(&self) {
+        if let Some(t) = self.thread.get() {
+            t.unpark();
+        }
+    }
+
+    /// The writer thread: writes buffered records about every [`WRITE_INTERVAL`] while there
+    /// are any, and what is left when the journal closes.
+    fn write_loop(&self) {
+        while !self.stop.load(SeqCst) {
+            if !self.ring.pending() {
+                self.idle.store(true, SeqCst);
+                if !self.ring.pending() && !self.stop.load(SeqCst) {
+                    std::thread::park();
+                }
+                self.idle.store(false, SeqCst);
+                continue;
+            }
+            std::thread::park_timeout(WRITE_INTERVAL);
+            // Failures reach the committers (health); the next round retries.
+            let _ = self.write_buffered(&mut self.files.lock());
+        }
+        let _ = self.write_buffered(&mut self.files.lock());
+    }
+}
+
+/// The error of a broken journal.
+fn broken_error(files: &Files) -> Error {
+    files.error.clone().unwrap_or_else(|| Error::invalid("the journal is broken"))
 }
 
 /// Creates journal file `no` with its header, synced, and syncs the directory.

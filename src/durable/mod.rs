@@ -28,6 +28,7 @@ pub mod frame;
 pub mod journal;
 pub mod meta;
 pub mod redo;
+pub mod slots;
 
 #[cfg(test)]
 mod tests;
@@ -154,6 +155,7 @@ impl Durable {
                             t.index().upsert_removal(key);
                         }
                     }
+                    Op::Message { .. } => {}
                 }
             }
             recovered.records += 1;
@@ -194,7 +196,7 @@ impl Durable {
 
     /// A session's redo state, when the journal is on.
     pub fn redo(&self) -> Option<Redo> {
-        self.journal.as_ref().map(|j| Redo::new(Arc::clone(j), self.sync_default))
+        self.journal.as_ref().map(|j| Redo::new(j.committer(), self.sync_default))
     }
 
     /// Whether commits go to a journal (`log=(enabled=true)`).
@@ -372,9 +374,21 @@ impl Durable {
         self.checkpoint(registry, || ReadView::LATEST, &|| crate::store::TS_LATEST)
     }
 
-    /// Skips the final checkpoint, as if the process died here (tests of recovery).
+    /// Skips the final checkpoint, as if the process died here, after the journal's writer
+    /// thread wrote what was buffered (tests of recovery).
     pub fn abandon(&self) {
         self.closed.store(true, Ordering::Release);
+        if let Some(j) = &self.journal {
+            j.write_out();
+        }
+    }
+
+    /// `WT_SESSION::log_flush`: writes the buffered journal records, and syncs with `sync`.
+    pub fn log_flush(&self, sync: bool) -> Result<()> {
+        match &self.journal {
+            Some(j) => j.flush(sync),
+            None => Err(Error::invalid("logging not enabled")),
+        }
     }
 }
 

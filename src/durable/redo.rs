@@ -3,17 +3,18 @@
 //! plain data; a session whose transaction only reads never touches the journal.
 //!
 //! Record layout (one journal frame): `count u32`, then per write `op u8` (1 put, 2 remove),
-//! `table id u64`, `key` (length-prefixed), and for a put the `value` (length-prefixed).
-
-use std::sync::Arc;
+//! `table id u64`, `key` (length-prefixed), and for a put the `value` (length-prefixed). A
+//! message record (`log_printf`, journal layout 3) holds one op 3 and its text
+//! (length-prefixed); replay skips it.
 
 use crate::error::Result;
 
 use super::frame::{Put, Take};
-use super::journal::{Journal, Ticket};
+use super::journal::Committer;
 
 const OP_PUT: u8 = 1;
 const OP_REMOVE: u8 = 2;
+const OP_MESSAGE: u8 = 3;
 
 /// One write of a record.
 #[derive(Debug, PartialEq, Eq)]
@@ -24,6 +25,9 @@ pub enum Op<'a> {
     /// `key` of table `table` is removed.
     #[allow(missing_docs)]
     Remove { table: u64, key: &'a [u8] },
+    /// A message (`log_printf`): changes nothing.
+    #[allow(missing_docs)]
+    Message { text: &'a [u8] },
 }
 
 /// The connection's commit durability default (`transaction_sync`).
@@ -33,24 +37,22 @@ pub struct SyncDefault {
     pub sync: bool,
 }
 
-/// One session's redo record and the journal it goes to.
+/// One session's redo record and its committer to the journal.
 pub struct Redo {
-    journal: Arc<Journal>,
+    committer: Committer,
     default: SyncDefault,
     record: Put,
     count: u32,
     /// `begin_transaction`'s `sync=`, for the running transaction.
     txn_sync: Option<bool>,
-    /// A commit in flight: its versions are being published.
-    ticket: Option<Ticket>,
 }
 
 impl Redo {
     /// A session's redo state.
-    pub fn new(journal: Arc<Journal>, default: SyncDefault) -> Redo {
+    pub fn new(committer: Committer, default: SyncDefault) -> Redo {
         let mut record = Put::default();
         record.u32(0);
-        Redo { journal, default, record, count: 0, txn_sync: None, ticket: None }
+        Redo { committer, default, record, count: 0, txn_sync: None }
     }
 
     /// `begin_transaction(sync=…)` (`None`: the connection's default).
@@ -67,25 +69,32 @@ impl Redo {
         self.count += 1;
     }
 
-    /// Writes the record to the journal (synced if `sync`, else as configured) and keeps the
-    /// ticket until [`Redo::published`]. On error nothing of the transaction is in the journal.
+    /// Puts the record in the journal (synced if `sync`, else as configured); the caller
+    /// publishes, then calls [`Redo::published`]. On error nothing of the transaction is in the
+    /// journal.
     pub fn commit(&mut self, sync: Option<bool>) -> Result<()> {
         if self.count == 0 {
             return Ok(());
         }
         self.record.0[..4].copy_from_slice(&self.count.to_le_bytes());
         let sync = sync.or(self.txn_sync).unwrap_or(self.default.sync);
-        let out = self.journal.commit(&self.record.0, sync);
+        let out = self.committer.commit(&self.record.0, sync);
         self.clear();
-        self.ticket = Some(out?);
-        Ok(())
+        out
     }
 
     /// The commit's versions are published (call after every successful [`Redo::commit`]).
     pub fn published(&mut self) {
-        if let Some(ticket) = self.ticket.take() {
-            self.journal.published(ticket);
-        }
+        self.committer.published();
+    }
+
+    /// `WT_SESSION::log_printf`: a message record, outside any transaction (not synced).
+    pub fn message(&mut self, text: &str) -> Result<()> {
+        let mut record = Put::default();
+        record.u32(1).u8(OP_MESSAGE).bytes(text.as_bytes());
+        self.committer.commit(&record.0, false)?;
+        self.committer.published();
+        Ok(())
     }
 
     /// Forgets the running transaction's writes (rollback, or the record went to the journal).
@@ -96,24 +105,16 @@ impl Redo {
     }
 }
 
-impl Drop for Redo {
-    fn drop(&mut self) {
-        self.published();
-    }
-}
-
 /// The writes of a journal record of `file`, in order.
 pub fn decode<'a>(record: &'a [u8], file: &'a str) -> Result<Vec<Op<'a>>> {
     let mut t = Take::new(record, file);
     let n = t.u32()?;
     let mut ops = Vec::with_capacity(n.min(1 << 16) as usize);
     for _ in 0..n {
-        let op = t.u8()?;
-        let table = t.u64()?;
-        let key = t.bytes()?;
-        ops.push(match op {
-            OP_PUT => Op::Put { table, key, value: t.bytes()? },
-            OP_REMOVE => Op::Remove { table, key },
+        ops.push(match t.u8()? {
+            OP_PUT => Op::Put { table: t.u64()?, key: t.bytes()?, value: t.bytes()? },
+            OP_REMOVE => Op::Remove { table: t.u64()?, key: t.bytes()? },
+            OP_MESSAGE => Op::Message { text: t.bytes()? },
             _ => return Err(super::frame::corrupt(file, "unknown journal operation")),
         });
     }

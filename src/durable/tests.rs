@@ -969,3 +969,182 @@ fn paged_statistics_move_with_reads_writes_and_checkpoints() {
     assert!(stat(&scanned, 1055).unwrap() > 0 && stat(&scanned, 1057).unwrap() > 0, "blocks and bytes read");
     assert!(stat(&scanned, 1077).unwrap() > 0, "bytes in the cache");
 }
+
+#[test]
+fn a_full_disk_keeps_acknowledged_sync_off_commits_and_fails_the_rest_until_space_returns() {
+    let dir = home();
+    let conn = open(&dir, "create,log=(enabled=true)").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        a.put("k1", "1").unwrap();
+        a.s.log_flush(&conn, Some("sync=off")).unwrap();
+        conn.durable().unwrap().limit_writes(Some(0));
+        // Acknowledged once buffered: the failed write keeps it for the next one.
+        a.txn(Some("sync=off"), &[("k2", "2")]).unwrap();
+        let e = a.s.log_flush(&conn, None).unwrap_err();
+        assert_eq!(e.kind(), Kind::Os(libc::ENOSPC), "{e}");
+        // While the buffered records cannot be written, every commit fails.
+        assert_eq!(a.put("k3", "3").unwrap_err().kind(), Kind::Os(libc::ENOSPC));
+        assert_eq!(a.txn(Some("sync=off"), &[("k4", "4")]).unwrap_err().kind(), Kind::Os(libc::ENOSPC));
+        assert_eq!(a.txn(Some("sync=on"), &[("k5", "5")]).unwrap_err().kind(), Kind::Os(libc::ENOSPC));
+        assert_eq!(a.get("k2").as_deref(), Some("2"));
+        assert_eq!((a.get("k3"), a.get("k4"), a.get("k5")), (None, None, None));
+        conn.durable().unwrap().limit_writes(None);
+        a.txn(Some("sync=on"), &[("k6", "6")]).unwrap();
+    }
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    assert_eq!((a.get("k1").as_deref(), a.get("k2").as_deref(), a.get("k6").as_deref()), (Some("1"), Some("2"), Some("6")));
+    assert_eq!((a.get("k3"), a.get("k4"), a.get("k5")), (None, None, None));
+}
+
+#[test]
+fn a_failed_write_drops_the_sync_commits_of_its_slot_and_keeps_the_others() {
+    let dir = home();
+    let conn = Arc::new(open(&dir, "create,log=(enabled=true)").unwrap());
+    drop(S::new(&conn, "a"));
+    conn.durable().unwrap().limit_writes(Some(0));
+    // Two sessions: one buffers a sync=off commit, the other's sync=on commit joins the same
+    // slot and its write fails.
+    let mut a = S::new(&conn, "a");
+    let mut b = S::new(&conn, "a");
+    a.txn(Some("sync=off"), &[("off", "1")]).unwrap();
+    let e = b.txn(Some("sync=on"), &[("on", "1")]).unwrap_err();
+    assert_eq!(e.kind(), Kind::Os(libc::ENOSPC), "{e}");
+    conn.durable().unwrap().limit_writes(None);
+    b.txn(Some("sync=on"), &[("after", "1")]).unwrap();
+    drop((a, b));
+    let conn = Arc::into_inner(conn).unwrap();
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    assert_eq!((a.get("off").as_deref(), a.get("on"), a.get("after").as_deref()), (Some("1"), None, Some("1")));
+}
+
+#[test]
+fn records_larger_than_a_slot_are_written_in_commit_order() {
+    let dir = home();
+    let conn = open(&dir, "create,log=(enabled=true,file_max=100KB)").unwrap();
+    let big = "b".repeat(super::journal::DIRECT_BYTES + 10);
+    {
+        let mut a = S::new(&conn, "a");
+        for i in 0..20 {
+            a.put("k", &format!("small{i}")).unwrap();
+            if i % 5 == 0 {
+                a.txn(Some(if i % 10 == 0 { "sync=on" } else { "sync=off" }), &[("k", &format!("{big}{i}")), ("big", &i.to_string())])
+                    .unwrap();
+            }
+        }
+        a.put("last", "1").unwrap();
+    }
+    let stats = conn.durable().unwrap().journal_stats();
+    assert_eq!((stats.records, stats.records - stats.joins), (25, 4), "{stats:?}");
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    assert_eq!((a.get("k").as_deref(), a.get("big").as_deref(), a.get("last").as_deref()), (Some("small19"), Some("15"), Some("1")));
+}
+
+#[test]
+fn log_flush_and_log_printf() {
+    let dir = home();
+    let conn = open(&dir, "create").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        let e = a.s.log_flush(&conn, None).unwrap_err();
+        assert_eq!((e.kind(), e.messages().next().unwrap()), (Kind::Invalid, "logging not enabled"));
+        // As the reference: a message without a journal goes nowhere.
+        a.s.log_printf("nothing").unwrap();
+    }
+    drop(conn);
+    let conn = open(&dir, "log=(enabled=true),statistics=(fast)").unwrap();
+    {
+        let mut a = S::new(&conn, "a");
+        for (config, message) in [
+            ("sync=bogus", "Value 'bogus' not a permitted choice for key 'sync'"),
+            ("sync=background", "Value 'background' not a permitted choice for key 'sync'"),
+            ("bogus=1", "unknown configuration key 'bogus'"),
+        ] {
+            let e = a.s.log_flush(&conn, Some(config)).unwrap_err();
+            assert_eq!((e.kind(), e.messages().next().unwrap()), (Kind::Invalid, message), "{config}");
+        }
+        a.put("k", "v").unwrap();
+        a.s.log_printf("a message").unwrap();
+        let before = conn.durable().unwrap().journal_stats();
+        a.s.log_flush(&conn, Some("sync=off")).unwrap();
+        let off = conn.durable().unwrap().journal_stats();
+        assert!(off.bytes > before.bytes || before.bytes > 0, "written: {off:?}");
+        a.s.begin_transaction(None).unwrap();
+        a.s.log_flush(&conn, None).unwrap();
+        a.s.rollback_transaction(None).unwrap();
+        let on = conn.durable().unwrap().journal_stats();
+        assert_eq!((on.records, on.flushes), (2, 2));
+        assert_eq!(on.syncs, off.syncs + 1, "{on:?}");
+        let reported = conn.statistics_snapshot(false);
+        for (id, value) in [(1471, 2), (1486, 2), (1482, on.syncs), (1469, on.bytes), (1499, on.joins)] {
+            assert_eq!(stat(&reported, id), Some(value as i64), "statistic {id}");
+        }
+    }
+    crash(conn);
+    // The message record is replayed as nothing.
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    assert_eq!(S::new(&conn, "a").get("k").as_deref(), Some("v"));
+}
+
+#[test]
+fn mixed_sync_committers_and_checkpoints_recover_in_commit_order() {
+    let dir = home();
+    let conn = Arc::new(open(&dir, "create,log=(enabled=true,file_max=100KB)").unwrap());
+    drop(S::new(&conn, "a"));
+    let stop = Arc::new(AtomicBool::new(false));
+    // Per writer: the last transaction acknowledged with sync=on.
+    let synced: Vec<Arc<AtomicU64>> = (0..4).map(|_| Arc::new(AtomicU64::new(0))).collect();
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let (conn, stop, synced) = (Arc::clone(&conn), Arc::clone(&stop), Arc::clone(&synced[w]));
+            std::thread::spawn(move || {
+                let mut a = S::new(&conn, "a");
+                let mut i = 0u64;
+                while !stop.load(Ordering::Relaxed) || i < 100 {
+                    i += 1;
+                    let v = i.to_string();
+                    let sync = i % 4 == 0;
+                    // A shared key too: its journal order must be its commit order.
+                    a.txn(Some(if sync { "sync=on" } else { "sync=off" }), &[(&format!("w{w}x{i}"), &v), (&format!("w{w}y"), &v)])
+                        .unwrap();
+                    if sync {
+                        synced.store(i, Ordering::Relaxed);
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).unwrap();
+    for _ in 0..5 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        s.checkpoint(&conn, None).unwrap();
+    }
+    s.close();
+    drop(s);
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    let stats = conn.durable().unwrap().journal_stats();
+    assert!(stats.syncs <= stats.sync_commits + 10, "{stats:?}");
+    let conn = Arc::into_inner(conn).expect("the writers are gone");
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    for (w, synced) in synced.iter().enumerate() {
+        // Recovery holds a prefix 1..=n of each writer's transactions, n at least the last
+        // synced one, and the shared key holds n.
+        let n: u64 = a.get(&format!("w{w}y")).expect("the shared key").parse().unwrap();
+        assert!(n >= synced.load(Ordering::Relaxed), "writer {w}");
+        for i in 1..=n {
+            assert_eq!(a.get(&format!("w{w}x{i}")), Some(i.to_string()), "writer {w} txn {i}");
+        }
+        assert_eq!(a.get(&format!("w{w}x{}", n + 1)), None, "writer {w}");
+    }
+}

@@ -151,6 +151,21 @@ impl Session {
         durable.checkpoint_in(conn.registry(), &mut self.txn)
     }
 
+    /// `WT_SESSION::log_flush`: writes the journal's buffered records, and with `sync=on`
+    /// (the default) syncs them; `EINVAL` without a journal. Allowed in a transaction.
+    pub fn log_flush(&mut self, conn: &Connection, config: Option<&str>) -> Result<()> {
+        let sync = log_flush_sync(config)?;
+        match conn.durable() {
+            Some(durable) => durable.log_flush(sync),
+            None => Err(Error::invalid("logging not enabled")),
+        }
+    }
+
+    /// `WT_SESSION::log_printf` (the text already formatted): a message record in the journal.
+    pub fn log_printf(&mut self, text: &str) -> Result<()> {
+        self.txn.log_message(text)
+    }
+
     /// The session's handle of table `name`, looked up in the registry on first use.
     fn table(&mut self, conn: &Connection, name: &str) -> Result<(Arc<Table>, Arc<TableUse>)> {
         if let Some((table, table_use)) = self.tables.get(name) {
@@ -194,4 +209,24 @@ impl Drop for Session {
         debug_assert_eq!(stats.open_cursors(), 0, "a closing session has no open cursors");
         stats.add(ConnStat::OpenSessions, -1);
     }
+}
+
+/// `log_flush`'s `sync` (`on` unless `sync=off`). Its one key is not in the generated key
+/// tables (config.md has no table for it), so it is checked here, with the reference's
+/// messages.
+fn log_flush_sync(config: Option<&str>) -> Result<bool> {
+    let mut sync = true;
+    let mut parser = config::Parser::new(config.unwrap_or(""));
+    while let Some(pair) = parser.next_pair() {
+        let (key, value) = pair.map_err(Error::from)?;
+        if key.text != "sync" {
+            return Err(Error::invalid(format!("unknown configuration key '{}'", key.text)));
+        }
+        sync = match value.text {
+            "on" => true,
+            "off" => false,
+            other => return Err(Error::invalid(format!("Value '{other}' not a permitted choice for key 'sync'"))),
+        };
+    }
+    Ok(sync)
 }

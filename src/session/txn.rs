@@ -50,7 +50,11 @@ impl Session {
     /// `WT_SESSION::commit_transaction`. Any error means the transaction (if one was running) is
     /// rolled back and every cursor reset; success keeps cursor positions, keys and values.
     pub fn commit_transaction(&mut self, config: Option<&str>) -> Result<()> {
-        if !no_config(config) {
+        // The strings journalled commits pass on every call: validated once, here (the full
+        // validation costs more than the journal's whole commit path).
+        if let Some(sync @ ("sync=on" | "sync=off")) = config {
+            self.txn.set_commit_sync(Some(sync == "sync=on"));
+        } else if !no_config(config) {
             let cfg = match config::validate(Method::CommitTransaction, config, None) {
                 Ok(cfg) => cfg,
                 Err(e) => {

@@ -128,6 +128,15 @@ impl Txn {
         self.redo = Some(redo);
     }
 
+    /// `WT_SESSION::log_printf`: a message record in the journal, outside any transaction
+    /// (nothing without a journal, as the reference does).
+    pub fn log_message(&mut self, text: &str) -> Result<()> {
+        match &mut self.redo {
+            Some(redo) => redo.message(text),
+            None => Ok(()),
+        }
+    }
+
     /// `begin_transaction(sync=…)` for the next transaction (`None`: the connection's default).
     pub fn set_txn_sync(&mut self, sync: Option<bool>) {
         if let Some(redo) = &mut self.redo {
