@@ -247,6 +247,11 @@ impl Tree {
         self.merges.lock()
     }
 
+    /// [`merge_lock`](Self::merge_lock) if no merge is running.
+    pub fn try_merge_lock(&self) -> Option<parking_lot::MutexGuard<'_, u64>> {
+        self.merges.try_lock()
+    }
+
     /// The block file.
     pub fn file(&self) -> &BlockFile {
         &self.file

@@ -207,6 +207,21 @@ impl Table {
         Ok(())
     }
 
+    /// A writer past the dirty trigger ([`publish_dirty`](Self::publish_dirty)): merges, unless
+    /// another writer's merge is running and the table's dirty bytes are still below the
+    /// trigger itself, in which case it goes on writing (the running merge carries most of
+    /// it; waiting for it made writers take turns instead of writing side by side).
+    pub fn merge_dirty(&self, at: u64, oldest: &dyn Fn() -> u64, cache: &Cache) -> Result<()> {
+        let grown = self.dirty.load(Ordering::Relaxed) - self.merged_at.load(Ordering::Relaxed);
+        if grown > cache.thresholds().dirty_trigger as i64 {
+            return self.merge(at, oldest, cache);
+        }
+        if self.layers().try_merge(at, oldest)? {
+            self.remeasure(&self.measuring.lock(), cache);
+        }
+        Ok(())
+    }
+
     /// The cache looks full: corrects this table's estimate by measuring its index (the
     /// estimate counts every write, not what overwrites, removals and pruned history gave
     /// back), unless nothing was written since the last measure. Returns whether the cache is

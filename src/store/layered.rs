@@ -213,7 +213,26 @@ impl<'t> Layers<'t> {
     /// Without a tree, nothing to do.
     pub fn merge(&self, at: u64, oldest: impl Fn() -> u64) -> Result<()> {
         let Some(tree) = self.tree else { return Ok(()) };
-        let mut last = tree.merge_lock();
+        self.merge_locked(tree, tree.merge_lock(), at, oldest)
+    }
+
+    /// [`merge`](Self::merge) unless another merge is running (which carries most of what
+    /// this one would): whether it merged.
+    pub fn try_merge(&self, at: u64, oldest: impl Fn() -> u64) -> Result<bool> {
+        let Some(tree) = self.tree else { return Ok(false) };
+        match tree.try_merge_lock() {
+            Some(lock) => self.merge_locked(tree, lock, at, oldest).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    fn merge_locked(
+        &self,
+        tree: &crate::btree::tree::Tree,
+        mut last: parking_lot::MutexGuard<'_, u64>,
+        at: u64,
+        oldest: impl Fn() -> u64,
+    ) -> Result<()> {
         // A merge that started later may have finished first: the tree never goes back, and
         // the history at its newer timestamp is still there (newer than `at`).
         let at = at.max(*last);

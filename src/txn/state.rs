@@ -468,7 +468,7 @@ impl Txn {
         let cache = &self.shared.cache;
         if table.publish_dirty(bytes, cache) {
             let shared = &self.shared;
-            let _ = table.merge(shared.clock.now(), &|| shared.oldest(), cache);
+            let _ = table.merge_dirty(shared.clock.now(), &|| shared.oldest(), cache);
         }
     }
 
