@@ -198,19 +198,6 @@ run(WT_CONNECTION *conn, int on_disk)
 int
 main(void)
 {
-    WT_CONNECTION *conn;
-    WT_SESSION *unused;
-    char home[512];
-
     ul_recorder_init(&rec);
-    ul_open(&rec, "create,in_memory=true,statistics=(all)", &conn, &unused);
-    run(conn, 0);
-    OK(conn->close(conn, NULL));
-
-    ul_mkhome("cursor_edits", home, sizeof(home));
-    OK(wiredtiger_open(home, &rec.iface, "create,statistics=(all)", &conn));
-    run(conn, 1);
-    OK(conn->close(conn, NULL));
-    ul_rmhome(home);
-    return ul_done("cursor_edits");
+    return ul_memory_and_disk("cursor_edits", &rec, "statistics=(all)", run, NULL);
 }

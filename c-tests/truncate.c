@@ -121,27 +121,18 @@ run(WT_CONNECTION *conn, int on_disk)
     OK(s2->close(s2, NULL));
 }
 
+/* The truncations are durable. */
+static void
+reopened(WT_CONNECTION *conn)
+{
+    WT_SESSION *s;
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    keys_are(s, "k0 k1 k2");
+}
+
 int
 main(void)
 {
-    WT_CONNECTION *conn;
-    WT_SESSION *unused;
-    char home[512];
-
     ul_recorder_init(&rec);
-    ul_open(&rec, "create,in_memory=true", &conn, &unused);
-    run(conn, 0);
-    OK(conn->close(conn, NULL));
-
-    ul_mkhome("truncate", home, sizeof(home));
-    OK(wiredtiger_open(home, &rec.iface, "create", &conn));
-    run(conn, 1);
-    OK(conn->close(conn, NULL));
-    /* The truncation is durable. */
-    OK(wiredtiger_open(home, &rec.iface, "", &conn));
-    OK(conn->open_session(conn, NULL, NULL, &unused));
-    keys_are(unused, "k0 k1 k2");
-    OK(conn->close(conn, NULL));
-    ul_rmhome(home);
-    return ul_done("truncate");
+    return ul_memory_and_disk("truncate", &rec, "", run, reopened);
 }

@@ -235,3 +235,29 @@ ul_done(const char *name)
     printf("%s: %d passed, %d failed\n", name, ul_checks - ul_failures, ul_failures);
     return ul_failures == 0 ? 0 : 1;
 }
+
+int
+ul_memory_and_disk(const char *name, ul_recorder *r, const char *config, void (*run)(WT_CONNECTION *, int),
+  void (*reopened)(WT_CONNECTION *))
+{
+    WT_CONNECTION *conn;
+    char home[512], full[512];
+
+    snprintf(full, sizeof(full), "create,in_memory=true%s%s", config[0] != '\0' ? "," : "", config);
+    OK(wiredtiger_open(NULL, &r->iface, full, &conn));
+    run(conn, 0);
+    OK(conn->close(conn, NULL));
+
+    ul_mkhome(name, home, sizeof(home));
+    snprintf(full, sizeof(full), "create%s%s", config[0] != '\0' ? "," : "", config);
+    OK(wiredtiger_open(home, &r->iface, full, &conn));
+    run(conn, 1);
+    OK(conn->close(conn, NULL));
+    if (reopened != NULL) {
+        OK(wiredtiger_open(home, &r->iface, config, &conn));
+        reopened(conn);
+        OK(conn->close(conn, NULL));
+    }
+    ul_rmhome(home);
+    return ul_done(name);
+}

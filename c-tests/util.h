@@ -172,4 +172,12 @@ uint64_t ul_rand(uint64_t *state);
 /* Prints the closing line ("N passed, M failed") and returns the exit status. */
 int ul_done(const char *name);
 
+/*
+ * Runs `run(conn, on_disk)` on an in-memory database (`config` added to "create,in_memory=true"),
+ * then on a new on-disk one (`config` added to "create"); with `reopened`, the on-disk database
+ * is opened once more after its close and handed to it (what survives). Returns ul_done(name).
+ */
+int ul_memory_and_disk(const char *name, ul_recorder *r, const char *config, void (*run)(WT_CONNECTION *, int),
+  void (*reopened)(WT_CONNECTION *));
+
 #endif

@@ -9,7 +9,6 @@ use crate::store::Mode;
 use crate::txn::{Isolation, Txn};
 
 use super::Cursor;
-use crate::store::Refused;
 
 /// One entry of a `WT_MODIFY` vector: at `offset` of the value (as the entries before it left
 /// it), `size` bytes are replaced by `data`.
@@ -61,12 +60,7 @@ impl Cursor {
         if txn.effective_isolation() != Isolation::Snapshot {
             return Err(Error::unsupported("not supported in read-committed or read-uncommitted transactions"));
         }
-        let view = txn.read_view();
-        let stored = {
-            let guard = Guard::new();
-            self.table.layers().read(self.key.raw(), &view, &guard)?.map(|v| v.into_owned())
-        };
-        let Some(mut value) = stored else {
+        let Some(mut value) = self.stored(txn)? else {
             return Err(self.missing(epoch));
         };
         if string && value.last() == Some(&0) {
@@ -76,14 +70,7 @@ impl Cursor {
         if string {
             value.push(0);
         }
-        match txn.write(&self.table, self.key.raw(), Some(&value), Mode::UpdateExisting) {
-            Ok(()) => {}
-            Err(Refused::Conflict) => return Err(self.conflict(epoch)),
-            Err(Refused::Failed) => return Err(txn.take_failure()),
-            Err(_) => return Err(self.missing(epoch)),
-        }
-        self.land_on_written(epoch, &value);
-        Ok(())
+        self.write_back(epoch, txn, &value)
     }
 
     /// `WT_CURSOR::reserve`: inside a running transaction, claims the record for this
@@ -104,22 +91,10 @@ impl Cursor {
         if !txn.can_write() {
             return Err(super::refused_at_isolation());
         }
-        let view = txn.read_view();
-        let stored = {
-            let guard = Guard::new();
-            self.table.layers().read(self.key.raw(), &view, &guard)?.map(|v| v.into_owned())
-        };
-        let Some(value) = stored else {
+        let Some(value) = self.stored(txn)? else {
             return Err(self.missing(epoch));
         };
-        match txn.write(&self.table, self.key.raw(), Some(&value), Mode::UpdateExisting) {
-            Ok(()) => {}
-            Err(Refused::Conflict) => return Err(self.conflict(epoch)),
-            Err(Refused::Failed) => return Err(txn.take_failure()),
-            Err(_) => return Err(self.missing(epoch)),
-        }
-        self.land_on_written(epoch, &value);
-        Ok(())
+        self.write_back(epoch, txn, &value)
     }
 
     /// `WT_CURSOR::largest_key`: the key becomes the largest key the table holds, whatever its
@@ -138,8 +113,23 @@ impl Cursor {
         Ok(())
     }
 
-    /// After a write of `value` to the key that is set: the cursor is on the record, holding
-    /// it (as `update` leaves it).
+    /// The value of the key that is set, as the transaction sees it.
+    fn stored(&self, txn: &mut Txn) -> Result<Option<Vec<u8>>> {
+        let view = txn.read_view();
+        let guard = Guard::new();
+        Ok(self.table.layers().read(self.key.raw(), &view, &guard)?.map(|v| v.into_owned()))
+    }
+
+    /// Writes `value` over the existing record of the key that is set; the cursor then is on
+    /// the record, holding it (as `update` leaves it).
+    fn write_back(&mut self, epoch: u64, txn: &mut Txn, value: &[u8]) -> Result<()> {
+        if let Err(refused) = txn.write(&self.table, self.key.raw(), Some(value), Mode::UpdateExisting) {
+            return Err(self.refused(refused, epoch, txn));
+        }
+        self.land_on_written(epoch, value);
+        Ok(())
+    }
+
     fn land_on_written(&mut self, epoch: u64, value: &[u8]) {
         self.value.set_engine(value, epoch);
         self.at_in_key = true;

@@ -541,11 +541,8 @@ impl Cursor {
             return Err(refused_at_isolation());
         }
         let mode = if self.config.overwrite { Mode::Upsert } else { Mode::UpdateExisting };
-        match txn.write(&self.table, self.key.raw(), Some(self.value.raw()), mode) {
-            Ok(()) => {}
-            Err(Refused::Conflict) => return Err(self.conflict(epoch)),
-            Err(Refused::Failed) => return Err(txn.take_failure()),
-            Err(_) => return Err(self.missing(epoch)),
+        if let Err(refused) = txn.write(&self.table, self.key.raw(), Some(self.value.raw()), mode) {
+            return Err(self.refused(refused, epoch, txn));
         }
         self.at_in_key = true;
         self.key.mark_engine(epoch);
@@ -571,11 +568,8 @@ impl Cursor {
             return Err(refused_at_isolation());
         }
         let on_record = self.positioned && self.key.owner() == Owner::Engine;
-        match txn.write(&self.table, self.key.raw(), None, Mode::Remove) {
-            Ok(()) => {}
-            Err(Refused::Conflict) => return Err(self.conflict(epoch)),
-            Err(Refused::Failed) => return Err(txn.take_failure()),
-            Err(_) => return Err(self.missing(epoch)),
+        if let Err(refused) = txn.write(&self.table, self.key.raw(), None, Mode::Remove) {
+            return Err(self.refused(refused, epoch, txn));
         }
         if on_record {
             self.value.clear();
@@ -598,6 +592,16 @@ impl Cursor {
         self.value.drop_engine(epoch);
         self.positioned = false;
         Error::quiet(Kind::Rollback)
+    }
+
+    /// The error of a write of an existing key that the store refused: a conflict, the
+    /// transaction layer's failure, or a missing key.
+    fn refused(&mut self, refused: Refused, epoch: u64, txn: &mut Txn) -> Error {
+        match refused {
+            Refused::Conflict => self.conflict(epoch),
+            Refused::Failed => txn.take_failure(),
+            Refused::Exists | Refused::Missing => self.missing(epoch),
+        }
     }
 
     /// `WT_NOTFOUND` from a write: the key stays readable, an engine value does not.
