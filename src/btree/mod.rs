@@ -15,6 +15,7 @@ pub mod cache;
 pub mod compact;
 pub mod extents;
 pub mod page;
+pub mod striped;
 pub mod tree;
 pub mod verify;
 
