@@ -235,8 +235,13 @@ pub struct Tree {
     roots: AtomicShared<Roots>,
     /// Taken by writers only (under `writer`).
     replaced: Mutex<Replaced>,
-    /// Parsed pages by address (offset and checksum: a reused offset is a different page).
-    cache: HashIndex<(u64, u32), Arc<Frame>, AddrHash>,
+    /// Parsed internal pages by address (offset and checksum: a reused offset is a different
+    /// page). Apart from the leaves so that the lines every search reads are not the ones
+    /// every miss and eviction writes: this index changes only when the tree does.
+    internal: HashIndex<(u64, u32), Arc<Frame>, AddrHash>,
+    /// Parsed leaves by address, and the frames of pages being read (of either kind: an
+    /// internal page moves to `internal` once read).
+    leaves: HashIndex<(u64, u32), Arc<Frame>, AddrHash>,
     /// Bytes of parsed pages in the cache, counted by the threads that read and dropped them.
     cached_bytes: Striped<1>,
     /// The connection's budget the cached pages count against.
@@ -279,7 +284,8 @@ impl Tree {
             file,
             roots: AtomicShared::new(Roots { list: vec![(0, root)] }),
             replaced: Mutex::new(Vec::new()),
-            cache: HashIndex::with_hasher(AddrHash),
+            internal: HashIndex::with_hasher(AddrHash),
+            leaves: HashIndex::with_hasher(AddrHash),
             cached_bytes: Striped::default(),
             budget,
             queue: Box::default(),
@@ -333,7 +339,11 @@ impl Tree {
     /// The page at `addr`, from the cache or read and parsed into it.
     pub(super) fn page<'g>(&'g self, addr: Addr, guard: &'g Guard) -> Result<&'g Page> {
         let key = (addr.offset, addr.checksum);
-        if let Some(page) = self.cache.peek(&key, guard).and_then(|f| f.page.get()) {
+        // Internal pages first: every search passes through them, and a search reads one leaf.
+        if let Some(page) = self.internal.peek(&key, guard).and_then(|f| f.page.get()) {
+            return Ok(page);
+        }
+        if let Some(page) = self.leaves.peek(&key, guard).and_then(|f| f.page.get()) {
             return Ok(page);
         }
         self.load(addr, guard)
@@ -346,8 +356,9 @@ impl Tree {
     /// caching it would only push readers' pages out (and leave garbage for the epochs).
     pub(super) fn pin(&self, addr: Addr) -> Result<Pinned> {
         let cached = {
-            let guard = Guard::new();
-            self.cache.peek(&(addr.offset, addr.checksum), &guard).filter(|f| f.page.get().is_some()).cloned()
+            let (guard, key) = (Guard::new(), (addr.offset, addr.checksum));
+            let frame = self.internal.peek(&key, &guard).or_else(|| self.leaves.peek(&key, &guard));
+            frame.filter(|f| f.page.get().is_some()).cloned()
         };
         match cached {
             Some(frame) => Ok(Pinned(frame)),
@@ -359,12 +370,16 @@ impl Tree {
     fn load<'g>(&'g self, addr: Addr, guard: &'g Guard) -> Result<&'g Page> {
         let key = (addr.offset, addr.checksum);
         let frame = loop {
-            if let Some(frame) = self.cache.peek(&key, guard) {
+            if let Some(frame) = self.leaves.peek(&key, guard) {
                 break frame;
+            }
+            // Moved there while this reader looked.
+            if let Some(page) = self.internal.peek(&key, guard).and_then(|f| f.page.get()) {
+                return Ok(page);
             }
             // Losing the race to insert is fine: the winner's frame is used. Eviction may take
             // the frame out again before it is found: then try again.
-            let _ = self.cache.insert_sync(key, Arc::new(Frame::default()));
+            let _ = self.leaves.insert_sync(key, Arc::new(Frame::default()));
         };
         let _loading = frame.load.lock();
         if let Some(page) = frame.page.get() {
@@ -376,9 +391,18 @@ impl Tree {
         self.cached_bytes.add(0, bytes);
         self.budget.page_read(bytes);
         let page = frame.page.get_or_init(|| page);
-        if page.is_leaf() {
-            self.queue[striped::stripe()].push(key);
+        if !page.is_leaf() {
+            // Readers waiting on this frame find the page in it; later ones find it there.
+            if self.internal.insert_sync(key, Arc::clone(frame)).is_err() {
+                // Another frame of the same page got there first (this reader missed it in both
+                // indexes meanwhile): this copy leaves with the placeholder.
+                self.cached_bytes.add(0, -bytes);
+                self.budget.pages(-bytes);
+            }
+            self.leaves.remove_sync(&key);
+            return Ok(page);
         }
+        self.queue[striped::stripe()].push(key);
         // The reader makes room itself (the page it returns stays valid under its guard): past
         // the trigger, down to the target; past the target, as many bytes as it added (the
         // oldest leaf makes way for the new one; with the indexes filling the cache, draining
@@ -506,7 +530,7 @@ impl Tree {
         if let (Some(key), Some(leaf), Seek::Gt | Seek::Lt) = (key, hint.leaf, dir) {
             // The version is immutable: the entry after `key` in it is the next one in the
             // leaf that held `key`, unless `key` was that leaf's last.
-            let page = self.cache.peek(&(leaf.offset, leaf.checksum), guard).and_then(|f| f.page.get());
+            let page = self.leaves.peek(&(leaf.offset, leaf.checksum), guard).and_then(|f| f.page.get());
             if let Some(page) = page.filter(|p| hint.root == Some(root) && hint.at < p.len() && p.key(hint.at) == key) {
                 let next = if forward { hint.at.checked_add(1) } else { hint.at.checked_sub(1) };
                 if let Some(i) = next.filter(|&i| i < page.len()) {
@@ -637,13 +661,17 @@ impl Tree {
     fn uncache(&self, addr: Addr) -> Option<usize> {
         let guard = Guard::new();
         let key = (addr.offset, addr.checksum);
-        let bytes = self.cache.peek(&key, &guard).and_then(|f| f.page.get()).map(|p| p.footprint())?;
-        if !self.cache.remove_sync(&key) {
-            return None;
+        for index in [&self.leaves, &self.internal] {
+            let Some(bytes) = index.peek(&key, &guard).and_then(|f| f.page.get()).map(|p| p.footprint()) else {
+                continue;
+            };
+            if index.remove_sync(&key) {
+                self.cached_bytes.add(0, -(bytes as i64));
+                self.budget.pages(-(bytes as i64));
+                return Some(bytes);
+            }
         }
-        self.cached_bytes.add(0, -(bytes as i64));
-        self.budget.pages(-(bytes as i64));
-        Some(bytes)
+        None
     }
 
     /// The newest version's state for a checkpoint: every block it uses is synced first. Call
@@ -673,7 +701,7 @@ impl Tree {
     /// Drops every cached page (tests; eviction under memory pressure).
     pub fn evict_all(&self) {
         let guard = Guard::new();
-        let keys: Vec<(u64, u32)> = self.cache.iter(&guard).map(|(k, _)| *k).collect();
+        let keys: Vec<(u64, u32)> = self.leaves.iter(&guard).chain(self.internal.iter(&guard)).map(|(k, _)| *k).collect();
         for (offset, checksum) in keys {
             self.uncache(Addr { offset, size: 0, checksum });
         }
