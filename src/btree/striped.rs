@@ -34,22 +34,6 @@ pub fn stripe() -> usize {
     })
 }
 
-thread_local! {
-    /// Where [`probe`] looks next.
-    static PROBE: Cell<usize> = const { Cell::new(0) };
-}
-
-/// Another stripe than `me`, a different one on each call of a thread (in turn): where a
-/// thread looks beside its own stripe, one line at a time.
-#[inline]
-pub fn probe(me: usize) -> usize {
-    PROBE.with(|p| {
-        let k = p.get();
-        p.set(k.wrapping_add(1));
-        (me + 1 + k % (STRIPES - 1)) % STRIPES
-    })
-}
-
 /// `N` counters, striped by thread.
 pub struct Striped<const N: usize> {
     stripes: Box<[CachePadded<[AtomicI64; N]>; STRIPES]>,
@@ -112,9 +96,5 @@ mod tests {
         assert_eq!(c.sum(1), -80_000);
         assert_eq!(c.count(1), 0);
         assert!(stripe() < STRIPES);
-        let me = stripe();
-        let probed: std::collections::HashSet<usize> = (0..STRIPES - 1).map(|_| probe(me)).collect();
-        assert_eq!(probed.len(), STRIPES - 1);
-        assert!(!probed.contains(&me));
     }
 }

@@ -247,8 +247,8 @@ pub struct Tree {
     /// The connection's budget the cached pages count against.
     budget: Arc<Cache>,
     /// Leaves in the order they were read, oldest first, a queue per thread stripe: a thread
-    /// queues the leaves it reads and evicts from its own queue (no line another thread
-    /// writes) unless another holds clearly more. Internal pages are not queued (they are few,
+    /// queues the leaves it reads and evicts from its own queue (no lock another thread takes)
+    /// unless another holds clearly more. Internal pages are not queued (they are few,
     /// and every read passes through them).
     queue: Box<[CachePadded<Queue>; STRIPES]>,
     limits: Limits,
@@ -439,14 +439,22 @@ impl Tree {
         evicted
     }
 
-    /// The leaf to evict next: the oldest of the caller's own queue, unless the queue it
-    /// probes (another each time) holds clearly more (a thread that stopped reading: its pages
-    /// go first until the queues are about even); any queue's when those two are empty.
+    /// The leaf to evict next: the oldest of the caller's own queue, unless the longest queue
+    /// holds clearly more (a thread that stopped reading: its pages go first, until the queues
+    /// are about even; the lengths are read without the locks, from lines only their owners
+    /// write); any queue's when those are empty.
     fn victim(&self) -> Option<(u64, u32)> {
         let me = striped::stripe();
-        let (own, other) = (&self.queue[me], &self.queue[striped::probe(me)]);
-        let first = if other.len() > own.len() + own.len() / 8 + 1 { other } else { own };
-        first.pop().or_else(|| (1..=STRIPES).find_map(|k| self.queue[(me + k) % STRIPES].pop()))
+        let own = self.queue[me].len();
+        let (longest, len) = (0..STRIPES).map(|i| (i, self.queue[i].len())).fold((me, own), |a, b| if b.1 > a.1 { b } else { a });
+        let first = if len > own + own / 8 + 1 { longest } else { me };
+        self.queue[first].pop().or_else(|| (1..=STRIPES).find_map(|k| self.queue[(me + k) % STRIPES].pop()))
+    }
+
+    /// Leaves queued for eviction by each thread stripe (tests).
+    #[cfg(test)]
+    pub(crate) fn queued(&self) -> Vec<usize> {
+        self.queue.iter().map(|q| q.len()).collect()
     }
 
     fn read_page(&self, addr: Addr) -> Result<Page> {
