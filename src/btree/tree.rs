@@ -229,6 +229,15 @@ impl std::hash::Hasher for AddrHasher {
     }
 }
 
+/// Entries a tree's leaf index is sized for from the start (and never shrinks below): twice
+/// the leaves the cache holds, at most 512 (about 25 KB). Misses insert and evictions remove
+/// leaves all along; in the few buckets of a small table two threads met on one bucket's lock
+/// often enough that the waiter slept (scc parks it on a futex).
+fn leaf_capacity(budget: &Cache, limits: Limits) -> usize {
+    let fit = budget.thresholds().size / limits.leaf_page_max.max(1) as u64;
+    fit.saturating_mul(2).clamp(64, 512) as usize
+}
+
 /// One tree.
 pub struct Tree {
     file: Arc<BlockFile>,
@@ -285,7 +294,7 @@ impl Tree {
             roots: AtomicShared::new(Roots { list: vec![(0, root)] }),
             replaced: Mutex::new(Vec::new()),
             internal: HashIndex::with_hasher(AddrHash),
-            leaves: HashIndex::with_hasher(AddrHash),
+            leaves: HashIndex::with_capacity_and_hasher(leaf_capacity(&budget, limits), AddrHash),
             cached_bytes: Striped::default(),
             budget,
             queue: Box::default(),
