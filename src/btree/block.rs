@@ -35,6 +35,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::extents::{Extent, ExtentList};
+use super::striped::Striped;
 use crate::durable::disk::Disk;
 use crate::error::{Error, Kind, Result};
 
@@ -170,17 +171,28 @@ pub struct SpaceLists {
     pub retiring: ExtentList,
 }
 
-/// I/O counters of one file (block-manager statistics).
+/// I/O counters of one file (block-manager statistics). Reads count per thread (a page miss
+/// writes no counter another thread writes), writes in one place (writers serialize anyway).
 #[derive(Debug, Default)]
 pub struct BlockStats {
-    /// Blocks read.
-    pub blocks_read: AtomicU64,
-    /// Bytes read.
-    pub bytes_read: AtomicU64,
+    /// Blocks read, then bytes read.
+    read: Striped<2>,
     /// Blocks written.
     pub blocks_written: AtomicU64,
     /// Bytes written.
     pub bytes_written: AtomicU64,
+}
+
+impl BlockStats {
+    /// Blocks read.
+    pub fn blocks_read(&self) -> u64 {
+        self.read.count(0)
+    }
+
+    /// Bytes read.
+    pub fn bytes_read(&self) -> u64 {
+        self.read.count(1)
+    }
 }
 
 /// One block file.
@@ -331,8 +343,9 @@ impl BlockFile {
         if sum != addr.checksum {
             return Err(self.damaged(addr.offset, "block is not the one its parent wrote (checksum differs)"));
         }
-        self.stats.blocks_read.fetch_add(1, Relaxed);
-        self.stats.bytes_read.fetch_add(size, Relaxed);
+        let mine = self.stats.read.mine();
+        mine[0].fetch_add(1, Relaxed);
+        mine[1].fetch_add(size as i64, Relaxed);
         buf.truncate(BLOCK_HEADER + len);
         Ok(buf)
     }

@@ -5,17 +5,21 @@
 //!
 //! Counting never writes a shared line per operation: a writer adds its bytes to a counter of
 //! its own and publishes them here every [`PUBLISH_BYTES`] (one atomic add per 64 KB written by
-//! a session); a page read adds its bytes (a read from disk costs far more than the add).
+//! a session); a page read or evicted counts in its thread's stripe ([`Striped`]), which
+//! publishes its bytes here every [`PUBLISH_BYTES`] as well (misses on different threads share
+//! no counter: the statistics sum the stripes, the thresholds read the published figure).
 //!
 //! When the dirty estimate passes the dirty trigger, the writing thread merges the table it
 //! wrote into its tree before returning (the reference's application threads helping
-//! eviction); when the cached pages push the total past the trigger, the reading thread drops
-//! pages of its tree until the total is back under the target.
+//! eviction); a thread that reads a page past the target drops as many bytes of its tree's
+//! oldest leaves (the page it read replaces the oldest of its own), past the trigger until the
+//! total is back under the target.
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
-use std::sync::OnceLock;
 
 use crossbeam_utils::CachePadded;
+
+use super::striped::Striped;
 
 /// A session publishes its dirty bytes once it has this many unpublished.
 pub const PUBLISH_BYTES: i64 = 64 * 1024;
@@ -39,7 +43,7 @@ pub struct Thresholds {
     pub size: u64,
     /// Eviction works the total down to this (`eviction_target`).
     pub target: u64,
-    /// Past this, readers evict before going on (`eviction_trigger`).
+    /// Past this, readers evict down to the target before going on (`eviction_trigger`).
     pub trigger: u64,
     /// Merges bring the dirty estimate down to this (`eviction_dirty_target`).
     pub dirty_target: u64,
@@ -61,37 +65,31 @@ pub struct Cache {
     trigger: AtomicU64,
     dirty_target: AtomicU64,
     dirty_trigger: AtomicU64,
-    /// Bytes of parsed pages held by the trees' page caches.
+    /// Bytes of parsed pages held by the trees' page caches, as published by the stripes of
+    /// `pages` (each holds back less than [`PUBLISH_BYTES`]).
     clean: CachePadded<AtomicI64>,
+    /// Per thread: [`CLEAN`] bytes, [`UNPUBLISHED`] bytes, pages [`READ`], [`EVICTED_APP`],
+    /// [`EVICTED_SERVER`].
+    pages: Striped<5>,
     /// Estimated bytes of the in-memory indexes (published by writers, lowered by merges).
     dirty: CachePadded<AtomicI64>,
-    /// Event counters (pages read and evicted, merges): misses and merges only.
+    /// Event counters of writers (pages written).
     pub stats: CacheStats,
-    /// Wakes the eviction server, once there is one.
-    waker: OnceLock<Waker>,
 }
 
-/// What wakes the eviction server.
-struct Waker(Box<dyn Fn() + Send + Sync>);
-
-impl std::fmt::Debug for Waker {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Waker")
-    }
-}
-
-/// What the cache counts.
+/// What the cache counts on write paths.
 #[derive(Debug, Default)]
 pub struct CacheStats {
-    /// Pages read into the cache.
-    pub pages_read: AtomicU64,
-    /// Pages dropped from the cache by application threads.
-    pub pages_evicted_app: AtomicU64,
     /// Pages written (by merges and checkpoints).
     pub pages_written: AtomicU64,
-    /// Pages the eviction server dropped.
-    pub pages_evicted_server: AtomicU64,
 }
+
+/// The counters of [`Cache::pages`], by index.
+const CLEAN: usize = 0;
+const UNPUBLISHED: usize = 1;
+const READ: usize = 2;
+const EVICTED_APP: usize = 3;
+const EVICTED_SERVER: usize = 4;
 
 impl Default for Cache {
     fn default() -> Self {
@@ -109,9 +107,9 @@ impl Cache {
             dirty_target: AtomicU64::new(0),
             dirty_trigger: AtomicU64::new(0),
             clean: CachePadded::new(AtomicI64::new(0)),
+            pages: Striped::default(),
             dirty: CachePadded::new(AtomicI64::new(0)),
             stats: CacheStats::default(),
-            waker: OnceLock::new(),
         };
         cache.set(t);
         cache
@@ -137,9 +135,9 @@ impl Cache {
         }
     }
 
-    /// Bytes of cached pages.
+    /// Bytes of cached pages (the sum of the stripes: exact up to the reads in flight).
     pub fn clean_bytes(&self) -> u64 {
-        self.clean.load(Relaxed).max(0) as u64
+        self.pages.count(CLEAN)
     }
 
     /// Estimated bytes of the in-memory indexes.
@@ -147,24 +145,66 @@ impl Cache {
         self.dirty.load(Relaxed).max(0) as u64
     }
 
-    /// Everything held.
+    /// Everything held (statistics).
     pub fn total_bytes(&self) -> u64 {
         self.clean_bytes() + self.dirty_bytes()
     }
 
-    /// Pages of `bytes` entered (positive) or left (negative) a page cache.
-    pub fn pages(&self, bytes: i64) {
-        self.clean.fetch_add(bytes, Relaxed);
+    /// Everything held, as the thresholds see it: what the stripes published, plus what the
+    /// caller's own stripe has not (other threads' stripes may hold back less than
+    /// [`PUBLISH_BYTES`] each).
+    fn held(&self) -> u64 {
+        let clean = self.clean.load(Relaxed) + self.pages.mine()[UNPUBLISHED].load(Relaxed);
+        clean.max(0) as u64 + self.dirty_bytes()
     }
 
-    /// Whether the total is past the trigger: readers should evict.
+    /// Pages of `bytes` entered (positive) or left (negative) a page cache, counted in the
+    /// calling thread's stripe.
+    pub fn pages(&self, bytes: i64) {
+        let mine = self.pages.mine();
+        mine[CLEAN].fetch_add(bytes, Relaxed);
+        let unpublished = mine[UNPUBLISHED].fetch_add(bytes, Relaxed) + bytes;
+        if unpublished.abs() >= PUBLISH_BYTES {
+            self.clean.fetch_add(mine[UNPUBLISHED].swap(0, Relaxed), Relaxed);
+        }
+    }
+
+    /// A page of `bytes` was read into a page cache.
+    pub fn page_read(&self, bytes: i64) {
+        self.pages.add(READ, 1);
+        self.pages(bytes);
+    }
+
+    /// `n` pages were dropped, by the eviction server (`server`) or an application thread.
+    pub fn evicted(&self, n: u64, server: bool) {
+        if n > 0 {
+            self.pages.add(if server { EVICTED_SERVER } else { EVICTED_APP }, n as i64);
+        }
+    }
+
+    /// Pages read into the caches.
+    pub fn pages_read(&self) -> u64 {
+        self.pages.count(READ)
+    }
+
+    /// Pages application threads dropped.
+    pub fn pages_evicted_app(&self) -> u64 {
+        self.pages.count(EVICTED_APP)
+    }
+
+    /// Pages the eviction server dropped.
+    pub fn pages_evicted_server(&self) -> u64 {
+        self.pages.count(EVICTED_SERVER)
+    }
+
+    /// Whether the total is past the trigger: a reader evicts down to the target.
     pub fn over_trigger(&self) -> bool {
-        self.total_bytes() > self.trigger.load(Relaxed)
+        self.held() > self.trigger.load(Relaxed)
     }
 
     /// Whether the total is past the target: eviction goes on.
     pub fn over_target(&self) -> bool {
-        self.total_bytes() > self.target.load(Relaxed)
+        self.held() > self.target.load(Relaxed)
     }
 
     /// A writer publishes its unpublished dirty bytes; returns whether the dirty estimate is
@@ -172,19 +212,6 @@ impl Cache {
     pub fn publish_dirty(&self, bytes: i64) -> bool {
         let now = (self.dirty.fetch_add(bytes, Relaxed) + bytes).max(0) as u64;
         now > self.dirty_trigger.load(Relaxed)
-    }
-
-    /// Sets what wakes the eviction server (once, when it starts).
-    pub fn set_waker(&self, waker: Box<dyn Fn() + Send + Sync>) {
-        // A second server would be a bug of the caller; the first keeps its waker.
-        let _ = self.waker.set(Waker(waker));
-    }
-
-    /// Wakes the eviction server, if there is one.
-    pub fn wake_server(&self) {
-        if let Some(Waker(wake)) = self.waker.get() {
-            wake();
-        }
     }
 
     /// A merge took `bytes` out of an index (negative: the index grew meanwhile).

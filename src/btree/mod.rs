@@ -5,6 +5,7 @@
 //! - `extents.rs`: free-space lists (first fit, coalescing)
 //! - `block.rs`: the block file: checksummed blocks, allocation, free space across checkpoints
 //! - `page.rs`: page images (leaf, internal, overflow items) and their parsed form
+//! - `striped.rs`: counters the page-miss path bumps, one cache line per thread
 //! - `tree.rs`: the tree: reads through the page cache, batches of changes written copy-on-write,
 //!   checkpoint records
 //! - `verify.rs`: checking a tree's file block by block (`WT_SESSION::verify`), the tree's shape
@@ -15,6 +16,7 @@ pub mod cache;
 pub mod compact;
 pub mod extents;
 pub mod page;
+pub mod striped;
 pub mod tree;
 pub mod verify;
 

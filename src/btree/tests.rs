@@ -410,3 +410,49 @@ fn readers_read_the_version_of_their_timestamp() {
     assert_eq!(end2, end);
     assert!(free2 > free, "the version kept for readers at 20 is free after reopening");
 }
+
+#[test]
+fn a_reader_evicts_the_pages_of_a_thread_that_stopped_reading_first() {
+    use super::cache::Thresholds;
+    use super::striped::stripe;
+    let (_d, disk) = dir();
+    // About 90 leaves of 4 KB (a block is whole allocation units) under the target.
+    let target = 400 * 1024;
+    let budget = Arc::new(Cache::new(Thresholds { size: 2 * target, target, trigger: 2 * target, ..Thresholds::UNBOUNDED }));
+    let tree = Tree::create(BlockFile::create(&disk, "t.ulb").unwrap(), SMALL, Arc::clone(&budget));
+    let changes: Vec<Change> = (0..6000).map(|i| (key(i), Some(vec![b'v'; 30]))).collect();
+    tree.apply(&changes, 1).unwrap();
+    let tree = &tree;
+    std::thread::scope(|s| {
+        // The first thread reads every row, then stops.
+        let a = s
+            .spawn(|| {
+                for i in 0..6000 {
+                    assert!(tree.get(&key(i), TS_NEWEST).unwrap().is_some());
+                }
+                stripe()
+            })
+            .join()
+            .unwrap();
+        let queued = tree.queued();
+        assert!(queued[a] > 50, "the first thread's leaves fill the cache: {queued:?}");
+        // A second one, on another stripe (stripes are handed out in turn to every thread),
+        // reads 30 leaves (enough to evict: the first thread's stripe may hold back up to
+        // 64 KB unpublished) twice: the second time, all of them are still cached.
+        let second = |a: usize| {
+            if stripe() == a {
+                return false;
+            }
+            let keys: Vec<Vec<u8>> = (0..30).map(|i| key(i * 200 + 7)).collect();
+            let read = |keys: &[Vec<u8>]| keys.iter().for_each(|k| assert!(tree.get(k, TS_NEWEST).unwrap().is_some()));
+            let evicted = budget.pages_evicted_app();
+            read(&keys);
+            assert!(budget.pages_evicted_app() > evicted, "the second reader evicted");
+            let before = budget.pages_read();
+            read(&keys);
+            assert_eq!(budget.pages_read(), before, "the second reader's own leaves stayed: {:?}", tree.queued());
+            true
+        };
+        while !s.spawn(move || second(a)).join().unwrap() {}
+    });
+}

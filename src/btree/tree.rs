@@ -23,13 +23,15 @@ use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, OnceLock};
 
+use crossbeam_utils::CachePadded;
 use parking_lot::Mutex;
 use scc::{AtomicShared, Guard, HashIndex, Shared, Tag};
 
-use super::block::{Addr, BlockFile, SpaceRecord, PAYLOAD_AT, UNIT};
+use super::block::{Addr, BlockFile, SpaceRecord, PAYLOAD_AT};
 use super::cache::Cache;
 use super::extents::ExtentList;
 use super::page::{self, cell_len, Builder, Cell, Item, Page};
+use super::striped::{self, Striped, STRIPES};
 use crate::error::{Error, Kind, Result};
 
 /// Page size limits (the reference's `leaf_page_max` / `internal_page_max`).
@@ -95,13 +97,64 @@ impl TreeRecord {
     }
 }
 
-/// A cached page, or the place one is being loaded into.
+/// A cached page, or the place one is being loaded into. The cache holds frames by reference
+/// count so that a writer can hold a page without an epoch guard ([`Tree::pin`]).
 #[derive(Default)]
 struct Frame {
-    /// Shared so that a writer can hold a page without an epoch guard ([`Tree::pin`]).
-    page: OnceLock<Arc<Page>>,
+    page: OnceLock<Page>,
     /// Held by the reader loading the page.
     load: Mutex<()>,
+}
+
+/// A page held by reference count ([`Tree::pin`]).
+pub(super) struct Pinned(Arc<Frame>);
+
+impl Pinned {
+    fn new(page: Page) -> Pinned {
+        Pinned(Arc::new(Frame { page: OnceLock::from(page), load: Mutex::new(()) }))
+    }
+}
+
+impl std::ops::Deref for Pinned {
+    type Target = Page;
+
+    fn deref(&self) -> &Page {
+        match self.0.page.get() {
+            Some(page) => page,
+            // Made from loaded frames only (`Pinned::new`, or a frame whose page was found).
+            None => unreachable!("a pinned frame holds its page"),
+        }
+    }
+}
+
+/// One stripe of a tree's eviction queue: the leaves one thread read, oldest first.
+#[derive(Default)]
+struct Queue {
+    list: Mutex<VecDeque<(u64, u32)>>,
+    /// The list's length, read without the lock by other threads choosing where to evict.
+    len: AtomicUsize,
+}
+
+impl Queue {
+    fn push(&self, key: (u64, u32)) {
+        let mut list = self.list.lock();
+        list.push_back(key);
+        self.len.store(list.len(), Relaxed);
+    }
+
+    fn pop(&self) -> Option<(u64, u32)> {
+        if self.len.load(Relaxed) == 0 {
+            return None;
+        }
+        let mut list = self.list.lock();
+        let key = list.pop_front();
+        self.len.store(list.len(), Relaxed);
+        key
+    }
+
+    fn len(&self) -> usize {
+        self.len.load(Relaxed)
+    }
 }
 
 /// Where a positioning call landed (see [`Tree::seek_hinted`]).
@@ -117,9 +170,6 @@ pub struct Hint {
 
 /// A key and its value, borrowed from a cached page (inline items) or read (overflow items).
 pub type Found<'g> = (Cow<'g, [u8]>, Cow<'g, [u8]>);
-
-/// Shards of a tree's eviction queue.
-const QUEUE_SHARDS: usize = 16;
 
 /// Reads the newest version of the tree.
 pub const TS_NEWEST: u64 = u64::MAX;
@@ -179,24 +229,37 @@ impl std::hash::Hasher for AddrHasher {
     }
 }
 
+/// Entries a tree's leaf index is sized for from the start (and never shrinks below): twice
+/// the leaves the cache holds, at most 512 (about 25 KB). Misses insert and evictions remove
+/// leaves all along; in the few buckets of a small table two threads met on one bucket's lock
+/// often enough that the waiter slept (scc parks it on a futex).
+fn leaf_capacity(budget: &Cache, limits: Limits) -> usize {
+    let fit = budget.thresholds().size / limits.leaf_page_max.max(1) as u64;
+    fit.saturating_mul(2).clamp(64, 512) as usize
+}
+
 /// One tree.
 pub struct Tree {
     file: Arc<BlockFile>,
     roots: AtomicShared<Roots>,
     /// Taken by writers only (under `writer`).
     replaced: Mutex<Replaced>,
-    /// Parsed pages by address (offset and checksum: a reused offset is a different page).
-    cache: HashIndex<(u64, u32), Arc<Frame>, AddrHash>,
-    /// Bytes of parsed pages in the cache.
-    cached_bytes: AtomicUsize,
+    /// Parsed internal pages by address (offset and checksum: a reused offset is a different
+    /// page). Apart from the leaves so that the lines every search reads are not the ones
+    /// every miss and eviction writes: this index changes only when the tree does.
+    internal: HashIndex<(u64, u32), Arc<Frame>, AddrHash>,
+    /// Parsed leaves by address, and the frames of pages being read (of either kind: an
+    /// internal page moves to `internal` once read).
+    leaves: HashIndex<(u64, u32), Arc<Frame>, AddrHash>,
+    /// Bytes of parsed pages in the cache, counted by the threads that read and dropped them.
+    cached_bytes: Striped<1>,
     /// The connection's budget the cached pages count against.
     budget: Arc<Cache>,
-    /// Leaves in the order they were read, oldest first: eviction takes from the front.
-    /// Sharded by address so that misses on different pages rarely meet on one lock; internal
-    /// pages are not queued (they are few, and every read passes through them).
-    queue: [Mutex<VecDeque<(u64, u32)>>; QUEUE_SHARDS],
-    /// The shard eviction takes from next.
-    hand: AtomicUsize,
+    /// Leaves in the order they were read, oldest first, a queue per thread stripe: a thread
+    /// queues the leaves it reads and evicts from its own queue (no lock another thread takes)
+    /// unless another holds clearly more. Internal pages are not queued (they are few,
+    /// and every read passes through them).
+    queue: Box<[CachePadded<Queue>; STRIPES]>,
     limits: Limits,
     /// One batch of changes or checkpoint at a time.
     writer: Mutex<()>,
@@ -230,11 +293,11 @@ impl Tree {
             file,
             roots: AtomicShared::new(Roots { list: vec![(0, root)] }),
             replaced: Mutex::new(Vec::new()),
-            cache: HashIndex::with_hasher(AddrHash),
-            cached_bytes: AtomicUsize::new(0),
+            internal: HashIndex::with_hasher(AddrHash),
+            leaves: HashIndex::with_capacity_and_hasher(leaf_capacity(&budget, limits), AddrHash),
+            cached_bytes: Striped::default(),
             budget,
-            queue: std::array::from_fn(|_| Mutex::new(VecDeque::new())),
-            hand: AtomicUsize::new(0),
+            queue: Box::default(),
             limits,
             writer: Mutex::new(()),
             merges: Mutex::new(0),
@@ -259,7 +322,7 @@ impl Tree {
 
     /// Bytes of parsed pages in the cache.
     pub fn cached_bytes(&self) -> usize {
-        self.cached_bytes.load(Relaxed)
+        self.cached_bytes.count(0) as usize
     }
 
     fn root_addr(&self, ts: u64, guard: &Guard) -> Option<Addr> {
@@ -290,7 +353,11 @@ impl Tree {
     /// The page at `addr`, from the cache or read and parsed into it.
     pub(super) fn page<'g>(&'g self, addr: Addr, guard: &'g Guard) -> Result<&'g Page> {
         let key = (addr.offset, addr.checksum);
-        if let Some(page) = self.cache.peek(&key, guard).and_then(|f| f.page.get()).map(Arc::as_ref) {
+        // Internal pages first: every search passes through them, and a search reads one leaf.
+        if let Some(page) = self.internal.peek(&key, guard).and_then(|f| f.page.get()) {
+            return Ok(page);
+        }
+        if let Some(page) = self.leaves.peek(&key, guard).and_then(|f| f.page.get()) {
             return Ok(page);
         }
         self.load(addr, guard)
@@ -301,14 +368,15 @@ impl Tree {
     /// guard held that long would hold back the reclamation of everything readers drop. A page
     /// that is not cached is read for the writer alone: it is about to be replaced, and
     /// caching it would only push readers' pages out (and leave garbage for the epochs).
-    pub(super) fn pin(&self, addr: Addr) -> Result<Arc<Page>> {
+    pub(super) fn pin(&self, addr: Addr) -> Result<Pinned> {
         let cached = {
-            let guard = Guard::new();
-            self.cache.peek(&(addr.offset, addr.checksum), &guard).and_then(|f| f.page.get()).cloned()
+            let (guard, key) = (Guard::new(), (addr.offset, addr.checksum));
+            let frame = self.internal.peek(&key, &guard).or_else(|| self.leaves.peek(&key, &guard));
+            frame.filter(|f| f.page.get().is_some()).cloned()
         };
         match cached {
-            Some(page) => Ok(page),
-            None => Ok(Arc::new(self.read_page(addr)?)),
+            Some(frame) => Ok(Pinned(frame)),
+            None => Ok(Pinned::new(self.read_page(addr)?)),
         }
     }
 
@@ -316,33 +384,51 @@ impl Tree {
     fn load<'g>(&'g self, addr: Addr, guard: &'g Guard) -> Result<&'g Page> {
         let key = (addr.offset, addr.checksum);
         let frame = loop {
-            if let Some(frame) = self.cache.peek(&key, guard) {
+            if let Some(frame) = self.leaves.peek(&key, guard) {
                 break frame;
+            }
+            // Moved there while this reader looked.
+            if let Some(page) = self.internal.peek(&key, guard).and_then(|f| f.page.get()) {
+                return Ok(page);
             }
             // Losing the race to insert is fine: the winner's frame is used. Eviction may take
             // the frame out again before it is found: then try again.
-            let _ = self.cache.insert_sync(key, Arc::new(Frame::default()));
+            let _ = self.leaves.insert_sync(key, Arc::new(Frame::default()));
         };
         let _loading = frame.load.lock();
-        if let Some(page) = frame.page.get().map(Arc::as_ref) {
+        if let Some(page) = frame.page.get() {
             return Ok(page);
         }
         let page = self.read_page(addr)?;
-        let bytes = page.footprint();
-        self.cached_bytes.fetch_add(bytes, Relaxed);
-        self.budget.pages(bytes as i64);
-        self.budget.stats.pages_read.fetch_add(1, Relaxed);
-        let page = frame.page.get_or_init(|| Arc::new(page)).as_ref();
-        if page.is_leaf() {
-            self.queue[(addr.offset / UNIT) as usize % QUEUE_SHARDS].lock().push_back(key);
+        let bytes = page.footprint() as i64;
+        // Counted in this thread's stripes: nothing another reader writes.
+        self.cached_bytes.add(0, bytes);
+        self.budget.page_read(bytes);
+        let page = frame.page.get_or_init(|| page);
+        if !page.is_leaf() {
+            // Readers waiting on this frame find the page in it; later ones find it there.
+            if self.internal.insert_sync(key, Arc::clone(frame)).is_err() {
+                // Another frame of the same page got there first (this reader missed it in both
+                // indexes meanwhile): this copy leaves with the placeholder.
+                self.cached_bytes.add(0, -bytes);
+                self.budget.pages(-bytes);
+            }
+            self.leaves.remove_sync(&key);
+            return Ok(page);
         }
-        if self.budget.over_trigger() {
-            // This reader helps: the page it returns stays valid under its guard.
-            let evicted = self.evict_to_target();
-            self.budget.stats.pages_evicted_app.fetch_add(evicted, Relaxed);
-        } else if self.budget.over_target() {
-            self.budget.wake_server();
-        }
+        self.queue[striped::stripe()].push(key);
+        // The reader makes room itself (the page it returns stays valid under its guard): past
+        // the trigger, down to the target; past the target, as many bytes as it added (the
+        // oldest leaf makes way for the new one; with the indexes filling the cache, draining
+        // every leaf would gain nothing until a merge). Waking the eviction server instead
+        // cost more than the eviction: a futex wake and a context switch per miss, on a core
+        // the readers want.
+        let evicted = if self.budget.over_trigger() {
+            self.evict_to_target()
+        } else {
+            self.evict(bytes as usize)
+        };
+        self.budget.evicted(evicted, false);
         Ok(page)
     }
 
@@ -350,19 +436,39 @@ impl Tree {
     /// target or the tree holds no more leaves; returns how many were dropped. Pages in use
     /// stay valid for their readers (the entries are freed an epoch later).
     pub fn evict_to_target(&self) -> u64 {
-        // Stops once the target is met, or when every shard came up empty in a row.
-        let (mut empty, mut evicted) = (0, 0);
-        while empty < QUEUE_SHARDS && self.budget.over_target() {
-            let shard = self.hand.fetch_add(1, Relaxed) % QUEUE_SHARDS;
-            let Some((offset, checksum)) = self.queue[shard].lock().pop_front() else {
-                empty += 1;
-                continue;
-            };
-            empty = 0;
+        self.evict(usize::MAX)
+    }
+
+    /// [`evict_to_target`](Self::evict_to_target), stopping once `bytes` are freed.
+    fn evict(&self, bytes: usize) -> u64 {
+        let (mut freed, mut evicted) = (0, 0);
+        while freed < bytes && self.budget.over_target() {
+            let Some((offset, checksum)) = self.victim() else { break };
             // A queued page may be gone already (replaced by a merge): then nothing is freed.
-            evicted += u64::from(self.uncache(Addr { offset, size: 0, checksum }));
+            if let Some(n) = self.uncache(Addr { offset, size: 0, checksum }) {
+                freed += n;
+                evicted += 1;
+            }
         }
         evicted
+    }
+
+    /// The leaf to evict next: the oldest of the caller's own queue, unless the longest queue
+    /// holds clearly more (a thread that stopped reading: its pages go first, until the queues
+    /// are about even; the lengths are read without the locks, from lines only their owners
+    /// write); any queue's when those are empty.
+    fn victim(&self) -> Option<(u64, u32)> {
+        let me = striped::stripe();
+        let own = self.queue[me].len();
+        let (longest, len) = (0..STRIPES).map(|i| (i, self.queue[i].len())).fold((me, own), |a, b| if b.1 > a.1 { b } else { a });
+        let first = if len > own + own / 8 + 1 { longest } else { me };
+        self.queue[first].pop().or_else(|| (1..=STRIPES).find_map(|k| self.queue[(me + k) % STRIPES].pop()))
+    }
+
+    /// Leaves queued for eviction by each thread stripe (tests).
+    #[cfg(test)]
+    pub(crate) fn queued(&self) -> Vec<usize> {
+        self.queue.iter().map(|q| q.len()).collect()
     }
 
     fn read_page(&self, addr: Addr) -> Result<Page> {
@@ -446,7 +552,7 @@ impl Tree {
         if let (Some(key), Some(leaf), Seek::Gt | Seek::Lt) = (key, hint.leaf, dir) {
             // The version is immutable: the entry after `key` in it is the next one in the
             // leaf that held `key`, unless `key` was that leaf's last.
-            let page = self.cache.peek(&(leaf.offset, leaf.checksum), guard).and_then(|f| f.page.get()).map(Arc::as_ref);
+            let page = self.leaves.peek(&(leaf.offset, leaf.checksum), guard).and_then(|f| f.page.get());
             if let Some(page) = page.filter(|p| hint.root == Some(root) && hint.at < p.len() && p.key(hint.at) == key) {
                 let next = if forward { hint.at.checked_add(1) } else { hint.at.checked_sub(1) };
                 if let Some(i) = next.filter(|&i| i < page.len()) {
@@ -573,19 +679,21 @@ impl Tree {
         }
     }
 
-    /// Drops the page at `addr` from the cache; returns whether it was there.
-    fn uncache(&self, addr: Addr) -> bool {
+    /// Drops the page at `addr` from the cache; returns its bytes if it was there.
+    fn uncache(&self, addr: Addr) -> Option<usize> {
         let guard = Guard::new();
         let key = (addr.offset, addr.checksum);
-        let Some(bytes) = self.cache.peek(&key, &guard).and_then(|f| f.page.get()).map(|p| p.footprint()) else {
-            return false;
-        };
-        if !self.cache.remove_sync(&key) {
-            return false;
+        for index in [&self.leaves, &self.internal] {
+            let Some(bytes) = index.peek(&key, &guard).and_then(|f| f.page.get()).map(|p| p.footprint()) else {
+                continue;
+            };
+            if index.remove_sync(&key) {
+                self.cached_bytes.add(0, -(bytes as i64));
+                self.budget.pages(-(bytes as i64));
+                return Some(bytes);
+            }
         }
-        self.cached_bytes.fetch_sub(bytes, Relaxed);
-        self.budget.pages(-(bytes as i64));
-        true
+        None
     }
 
     /// The newest version's state for a checkpoint: every block it uses is synced first. Call
@@ -615,7 +723,7 @@ impl Tree {
     /// Drops every cached page (tests; eviction under memory pressure).
     pub fn evict_all(&self) {
         let guard = Guard::new();
-        let keys: Vec<(u64, u32)> = self.cache.iter(&guard).map(|(k, _)| *k).collect();
+        let keys: Vec<(u64, u32)> = self.leaves.iter(&guard).chain(self.internal.iter(&guard)).map(|(k, _)| *k).collect();
         for (offset, checksum) in keys {
             self.uncache(Addr { offset, size: 0, checksum });
         }
@@ -625,7 +733,7 @@ impl Tree {
 impl Drop for Tree {
     fn drop(&mut self) {
         // The pages leave with the tree.
-        self.budget.pages(-(self.cached_bytes.load(Relaxed) as i64));
+        self.budget.pages(-self.cached_bytes.sum(0));
     }
 }
 

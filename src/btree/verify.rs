@@ -172,6 +172,9 @@ impl Verifier<'_> {
         let block = self.file.read_block(addr)?;
         let name = self.file.shown().to_string();
         let page = Page::parse(block, PAYLOAD_AT, &name, addr.offset, |a, len| self.overflow(a, len, newest))?;
+        if !page.keys_ascending() {
+            return Err(self.bad(addr.offset, "keys out of order"));
+        }
         let below = |key: &[u8]| upper.is_some_and(|u| key >= u);
         if page.is_leaf() {
             for i in 0..page.len() {

@@ -1,14 +1,13 @@
 //! The eviction server (`eviction=(threads_min)` threads of an on-disk connection): keeps the
-//! cache's pages under `eviction_target` in the background, so that readers rarely reach the
-//! trigger at which they evict themselves (`btree::cache`).
+//! cache's pages under `eviction_target` in the background when nobody reads (a reader past the
+//! target makes room itself, `btree::cache`: waking a server per miss cost a futex wake and a
+//! context switch each, more than the eviction, and the server took a core the readers wanted).
 //!
-//! Each round, while everything held is past `eviction_target`, a thread drops leaves of the
-//! trees in turn. It sleeps until the cache wakes it (a reader's miss past the target) or for a
-//! tenth of a second. Merging the indexes stays with the writers that pass the dirty trigger:
+//! Every tenth of a second, while everything held is past `eviction_target` (indexes growing
+//! under writers, say), a thread drops leaves of the trees in turn. Merging the indexes stays with the writers that pass the dirty trigger:
 //! a server merging in the background raced the writers on the same index and made loading
 //! 2,000,000 rows half as slow again (7.7 s against 5.1 s on this machine).
 
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -30,27 +29,15 @@ pub struct Evictor {
 
 #[derive(Default)]
 struct Signal {
-    /// (work asked for, stopping)
-    state: Mutex<(bool, bool)>,
+    /// Stopping.
+    state: Mutex<bool>,
     wake: Condvar,
-}
-
-impl Signal {
-    fn poke(&self) {
-        let mut state = self.state.lock();
-        if !state.0 {
-            state.0 = true;
-            self.wake.notify_one();
-        }
-    }
 }
 
 impl Evictor {
     /// Starts `threads` threads over the connection's tables.
     pub fn start(threads: usize, registry: Arc<Registry>, cache: Arc<Cache>) -> Result<Evictor> {
         let signal = Arc::new(Signal::default());
-        let poke = Arc::clone(&signal);
-        cache.set_waker(Box::new(move || poke.poke()));
         let mut evictor = Evictor { signal, threads: Vec::new() };
         for i in 0..threads.max(1) {
             let (signal, registry, cache) = (Arc::clone(&evictor.signal), Arc::clone(&registry), Arc::clone(&cache));
@@ -71,7 +58,7 @@ impl Evictor {
     fn halt(&mut self) {
         {
             let mut state = self.signal.state.lock();
-            state.1 = true;
+            *state = true;
             self.signal.wake.notify_all();
         }
         for thread in self.threads.drain(..) {
@@ -90,14 +77,13 @@ impl Drop for Evictor {
 fn run(signal: &Signal, registry: &Registry, cache: &Cache) {
     loop {
         {
-            let mut state = signal.state.lock();
-            if !state.0 && !state.1 {
-                signal.wake.wait_for(&mut state, NAP);
+            let mut stopping = signal.state.lock();
+            if !*stopping {
+                signal.wake.wait_for(&mut stopping, NAP);
             }
-            if state.1 {
+            if *stopping {
                 return;
             }
-            state.0 = false;
         }
         let tables: Vec<_> = registry.tables().into_iter().filter(|t| t.tree().is_some() && !t.is_dropped()).collect();
         for table in &tables {
@@ -105,7 +91,7 @@ fn run(signal: &Signal, registry: &Registry, cache: &Cache) {
                 break;
             }
             if let Some(tree) = table.tree() {
-                cache.stats.pages_evicted_server.fetch_add(tree.evict_to_target(), Relaxed);
+                cache.evicted(tree.evict_to_target(), true);
             }
         }
     }

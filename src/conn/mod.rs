@@ -413,19 +413,19 @@ impl Connection {
         snapshot.extend([
             (CACHE_BYTES_INUSE, count(self.cache.total_bytes())),
             (CACHE_BYTES_DIRTY, count(self.cache.dirty_bytes())),
-            (CACHE_READ, count(c.pages_read.load(Relaxed))),
+            (CACHE_READ, count(self.cache.pages_read())),
             (CACHE_WRITE, count(c.pages_written.load(Relaxed))),
-            (EVICTION_APP_ATTEMPT, count(c.pages_evicted_app.load(Relaxed))),
-            (EVICTION_SERVER_ATTEMPT, count(c.pages_evicted_server.load(Relaxed))),
-            (CACHE_EVICTION_CLEAN, count(c.pages_evicted_app.load(Relaxed) + c.pages_evicted_server.load(Relaxed))),
+            (EVICTION_APP_ATTEMPT, count(self.cache.pages_evicted_app())),
+            (EVICTION_SERVER_ATTEMPT, count(self.cache.pages_evicted_server())),
+            (CACHE_EVICTION_CLEAN, count(self.cache.pages_evicted_app() + self.cache.pages_evicted_server())),
         ]);
         let Some(durable) = &self.durable else { return };
         let mut io = [0u64; 4];
         for table in self.registry.tables() {
             if let Some(tree) = table.tree() {
                 let b = tree.file().stats();
-                for (sum, n) in io.iter_mut().zip([&b.blocks_read, &b.blocks_written, &b.bytes_read, &b.bytes_written]) {
-                    *sum += n.load(Relaxed);
+                for (sum, n) in io.iter_mut().zip([b.blocks_read(), b.blocks_written.load(Relaxed), b.bytes_read(), b.bytes_written.load(Relaxed)]) {
+                    *sum += n;
                 }
             }
         }
