@@ -69,6 +69,7 @@ c_tests! {
     cursor_edits,
     truncate,
     cursor_bounds,
+    fixed_records,
     threads,
     txn,
     replay,

@@ -9,6 +9,7 @@
 mod bounds;
 mod config;
 mod edits;
+mod fixed;
 mod state;
 
 pub use bounds::{Bound, BoundAction, Bounds};
@@ -49,11 +50,15 @@ pub struct Cursor {
     inserts_new: bool,
     /// `WT_CURSOR::bound`'s range, until `reset` (boxed: most cursors have none).
     bounds: Option<Box<Bounds>>,
+    /// A fixed-length record table (`key_format=r`, one bitfield value): every record up to
+    /// the largest exists (`fixed.rs`).
+    fixed: bool,
 }
 
 impl Cursor {
     /// A new, unpositioned cursor. The caller has already counted it with `Table::acquire`.
     pub fn new(table: Arc<Table>, table_use: Arc<TableUse>, config: CursorConfig) -> Self {
+        let fixed = table.is_recno() && table.value_format().single().is_some_and(|f| f.ch() == 't');
         Cursor {
             table,
             table_use,
@@ -66,6 +71,7 @@ impl Cursor {
             hint: SeekHint::default(),
             inserts_new: false,
             bounds: None,
+            fixed,
         }
     }
 
@@ -272,6 +278,9 @@ impl Cursor {
         if self.find(epoch, view) {
             return Ok(());
         }
+        if self.fixed {
+            return self.fixed_search(epoch, view);
+        }
         if self.table.tree().is_none() {
             return Err(Error::quiet(Kind::NotFound));
         }
@@ -324,6 +333,9 @@ impl Cursor {
         fresh: &mut dyn FnMut() -> Option<ReadView>,
     ) -> Result<Exact> {
         self.require_key()?;
+        if self.fixed {
+            return self.fixed_search_near(epoch, view);
+        }
         let guard = Guard::new();
         let bounds = self.bounds.as_deref().cloned();
         let (table, parts) = self.landing();
@@ -375,6 +387,9 @@ impl Cursor {
     /// completely, application items included (the reference's behaviour, traces/README.md
     /// §5.1).
     fn step(&mut self, dir: Seek, epoch: u64, view: ReadView) -> Result<()> {
+        if self.fixed {
+            return self.fixed_step(dir, epoch, view);
+        }
         if self.bounds.is_some() {
             return self.step_bounded(dir, epoch, view);
         }
@@ -459,6 +474,10 @@ impl Cursor {
             }
             return Err(refused_at_isolation());
         }
+        if self.fixed && !self.config.overwrite && self.fixed_exists(txn)? {
+            // Every record below the largest exists, stored or not.
+            return Err(self.duplicate(epoch, txn.existing_view()));
+        }
         let mode = if self.config.overwrite { Mode::Upsert } else { Mode::InsertNew };
         match txn.write_hinted(&self.table, self.key.raw(), Some(self.value.raw()), mode, &mut self.inserts_new) {
             Ok(()) => {
@@ -540,7 +559,11 @@ impl Cursor {
             }
             return Err(refused_at_isolation());
         }
-        let mode = if self.config.overwrite { Mode::Upsert } else { Mode::UpdateExisting };
+        let mut mode = if self.config.overwrite { Mode::Upsert } else { Mode::UpdateExisting };
+        if self.fixed && mode == Mode::UpdateExisting && self.fixed_exists(txn)? {
+            // A record below the largest exists even when it is not stored.
+            mode = Mode::Upsert;
+        }
         if let Err(refused) = txn.write(&self.table, self.key.raw(), Some(self.value.raw()), mode) {
             return Err(self.refused(refused, epoch, txn));
         }
@@ -568,7 +591,9 @@ impl Cursor {
             return Err(refused_at_isolation());
         }
         let on_record = self.positioned && self.key.owner() == Owner::Engine;
-        if let Err(refused) = txn.write(&self.table, self.key.raw(), None, Mode::Remove) {
+        if self.fixed {
+            self.fixed_remove(epoch, txn)?;
+        } else if let Err(refused) = txn.write(&self.table, self.key.raw(), None, Mode::Remove) {
             return Err(self.refused(refused, epoch, txn));
         }
         if on_record {
