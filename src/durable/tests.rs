@@ -251,6 +251,9 @@ fn a_checkpoint_removes_journal_files_it_replaces() {
     for i in 0..300 {
         a.put(&format!("k{i:04}"), &big).unwrap();
     }
+    // Commits return once buffered: the writer thread may not have written (and rolled over)
+    // yet on a loaded machine.
+    a.s.log_flush(&conn, Some("sync=off")).unwrap();
     assert!(log_files(&dir).len() > 2, "file_max rotates: {:?}", log_files(&dir));
     a.s.checkpoint(&conn, None).unwrap();
     // The file the checkpoint continues from, and its successor (created ahead).
