@@ -1,5 +1,6 @@
 /*
- * WT_SESSION::truncate as a program uses it, in memory and on disk (records in the tree file
+ * WT_SESSION::truncate (and alter, the other operation on an existing table) as a program uses
+ * it, in memory and on disk (records in the tree file
  * after a checkpoint and newer ones in memory): ranges between start and stop cursors (both
  * included, either may be missing), whole objects, inside a transaction (a rollback brings the
  * records back) and on its own (all or nothing: a conflict with another transaction's write is
@@ -117,6 +118,19 @@ run(WT_CONNECTION *conn, int on_disk)
     OK(a->reset(a));
     CHECK_RC(s->truncate(s, NULL, a, NULL, NULL), EINVAL); /* no key set */
     keys_are(s, "k0 k1 k2");
+
+    /* alter: the reference's keys are accepted, others refused; busy while a cursor is open. */
+    OK(a->close(a));
+    OK(b->close(b));
+    OK(other->close(other));
+    OK(s->alter(s, "table:t", "app_metadata=hello,cache_resident=true,log=(enabled=false)"));
+    OK(s->alter(s, "table:t", NULL));
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->alter(s, "table:t", "key_format=Q"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown configuration key 'key_format'");
+    CHECK_RC(s->alter(s, "table:nope", "app_metadata=x"), ENOENT);
+    OK(s2->open_cursor(s2, "table:t", NULL, NULL, &other));
+    CHECK_RC(s->alter(s, "table:t", "app_metadata=y"), EBUSY);
     OK(s->close(s, NULL));
     OK(s2->close(s2, NULL));
 }

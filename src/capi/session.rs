@@ -378,6 +378,16 @@ unsafe extern "C" fn verify(session: *mut WT_SESSION, name: *const c_char, confi
     }
 }
 
+unsafe extern "C" fn alter(session: *mut WT_SESSION, name: *const c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated strings.
+    unsafe {
+        call(session, "WT_SESSION.alter", |s| {
+            let name = c_str(name)?.ok_or_else(|| Error::invalid("NULL object name"))?;
+            s.core.alter(&s.conn().core, name, c_str(config)?)
+        })
+    }
+}
+
 unsafe extern "C" fn truncate(
     session: *mut WT_SESSION,
     name: *const c_char,
@@ -510,7 +520,6 @@ macro_rules! not_yet {
 }
 
 not_yet! {
-    alter(name: *const c_char, config: *const c_char) => "WT_SESSION.alter";
     join(a: *mut WT_CURSOR, b: *mut WT_CURSOR, config: *const c_char) => "WT_SESSION.join";
     rename(uri: *const c_char, newuri: *const c_char, config: *const c_char) => "WT_SESSION.rename";
     salvage(name: *const c_char, config: *const c_char) => "WT_SESSION.salvage";

@@ -339,6 +339,12 @@ impl Table {
         record.add(-1);
     }
 
+    /// Whether some session has a cursor open on the table (a moment's answer: for schema
+    /// operations that refuse busy tables without changing anything).
+    pub fn in_use(&self) -> bool {
+        self.users.lock().iter().any(|u| u.open_cursors() != 0)
+    }
+
     /// Marks the table dropped unless some session has a cursor open on it (`EBUSY`).
     pub fn begin_drop(&self) -> Result<()> {
         let users = self.users.lock();

@@ -94,6 +94,30 @@ impl Session {
         durable.compact(conn.registry(), &table, &mut self.txn).map(drop)
     }
 
+    /// `WT_SESSION::alter` of a table: the reference's keys are accepted (checked by name, at
+    /// the top level) and none is acted on yet (the settings they change, such as
+    /// `cache_resident`, `access_pattern_hint` or `app_metadata`, are not kept). `EBUSY` while a
+    /// cursor is open on the table, `ENOENT` for a missing one.
+    pub fn alter(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
+        const KEYS: &[&str] = &[
+            "access_pattern_hint", "app_metadata", "assert", "cache_resident", "checkpoint",
+            "exclusive_refreshed", "log", "os_cache_dirty_max", "os_cache_max", "verbose",
+            "write_timestamp_usage",
+        ];
+        let mut parser = crate::config::Parser::new(config.unwrap_or(""));
+        while let Some(pair) = parser.next_pair() {
+            let (key, _) = pair.map_err(Error::from)?;
+            if !KEYS.contains(&key.text) {
+                return Err(Error::invalid(format!("unknown configuration key '{}'", key.text)));
+            }
+        }
+        let (table, _) = self.table(conn, table_name(uri)?)?;
+        if table.in_use() {
+            return Err(Error::quiet(Kind::Busy));
+        }
+        Ok(())
+    }
+
     fn drop_table(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::SessionDrop, config, None)?;
         super::uri::check_name(uri)?;
