@@ -60,8 +60,6 @@ pub fn report(session: &mut SessionHandle, e: &Error, api: &str) -> c_int {
 
 /// Builds the handle of a newly opened core cursor.
 pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *mut WT_CURSOR {
-    let cursor = session.core.cursor(id);
-    let table = cursor.table();
     let mut handle = Box::new(CursorHandle {
         iface: vtable(),
         key_plan: UlPlan::raw(),
@@ -77,6 +75,21 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         raw: false,
         stats: None,
     });
+    init_iface(session, &mut handle);
+    let raw = Box::into_raw(handle);
+    if session.cursors.len() <= id.0 {
+        session.cursors.resize(id.0 + 1, std::ptr::null_mut());
+    }
+    session.cursors[id.0] = raw;
+    // SAFETY: `raw` was just made from a Box; its first field is the public struct.
+    unsafe { &mut (*raw).iface }
+}
+
+/// Fills the public struct of `handle` (whose URI and core cursor are set) as a new cursor's.
+fn init_iface(session: &mut SessionHandle, handle: &mut CursorHandle) {
+    let cursor = session.core.cursor(handle.id);
+    let table = cursor.table();
+    handle.iface = vtable();
     handle.fit(cursor);
     if cursor.config().next_random {
         restrict_to_random(&mut handle.iface);
@@ -85,13 +98,20 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
     handle.iface.key_format = table.key_format_c().as_ptr();
     handle.iface.value_format = table.value_format_c().as_ptr();
     handle.iface.session = session.as_ptr();
-    let raw = Box::into_raw(handle);
-    if session.cursors.len() <= id.0 {
-        session.cursors.resize(id.0 + 1, std::ptr::null_mut());
+}
+
+/// The handle of a cursor made from a spare (`Opened::spare`): the one the spare kept, its
+/// public struct made new (the URI is the same).
+pub fn renew_handle(session: &mut SessionHandle, id: CursorId) -> *mut WT_CURSOR {
+    let raw = session.cursor_handle(id);
+    // SAFETY: the live handle of the spare, which only this session (its thread) reaches.
+    let handle = unsafe { &mut *raw };
+    init_iface(session, handle);
+    // SAFETY: as above.
+    unsafe {
+        diagnostic::set_closed(&mut handle.iface, false);
     }
-    session.cursors[id.0] = raw;
-    // SAFETY: `raw` was just made from a Box; its first field is the public struct.
-    unsafe { &mut (*raw).iface }
+    &mut handle.iface
 }
 
 /// Frees the handle of a cursor the core has closed.

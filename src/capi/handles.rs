@@ -3,7 +3,7 @@
 
 use std::ffi::{CStr, CString};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::AtomicPtr;
 
 use crossbeam_utils::CachePadded;
 use libc::c_char;
@@ -23,7 +23,9 @@ pub struct ConnectionHandle {
     pub iface: WT_CONNECTION,
     pub core: Connection,
     pub events: Events,
-    /// The open session of each slot, so that `close` can close what the application left.
+    /// The session of each slot, open or closed (its memory kept for the next session of the
+    /// slot), so that `close` can close what the application left and free them all. Written
+    /// only by the slot's claimant.
     pub sessions: Box<[CachePadded<AtomicPtr<SessionHandle>>]>,
 }
 
@@ -100,11 +102,6 @@ impl ConnectionHandle {
         // SAFETY: per the contract, a non-NULL pointer is the first field of a live
         // `ConnectionHandle` (repr(C)); connections are shared, so only `&` is handed out.
         unsafe { conn.cast::<ConnectionHandle>().as_ref() }
-    }
-
-    /// Records the open session in `slot` (NULL when it closes).
-    pub fn set_session(&self, slot: usize, session: *mut SessionHandle) {
-        self.sessions[slot].store(session, Ordering::Release);
     }
 }
 
