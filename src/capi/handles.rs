@@ -29,8 +29,9 @@ pub struct ConnectionHandle {
     pub sessions: Box<[CachePadded<AtomicPtr<SessionHandle>>]>,
 }
 
-/// A session handle.
-#[repr(C)]
+/// A session handle. Aligned to its own cache lines (it stays with its slot, reused by the
+/// sessions opened there, and no other allocation may share a line its owner writes).
+#[repr(C, align(128))]
 pub struct SessionHandle {
     pub iface: WT_SESSION,
     pub core: Session,
@@ -49,7 +50,8 @@ pub struct SessionHandle {
 }
 
 /// A cursor handle. The plans follow the public struct because the C shim reads them there.
-#[repr(C)]
+/// Aligned to its own cache lines, like the session's.
+#[repr(C, align(128))]
 pub struct CursorHandle {
     pub iface: WT_CURSOR,
     pub key_plan: UlPlan,

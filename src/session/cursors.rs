@@ -23,7 +23,10 @@ pub struct CursorId(pub usize);
 
 /// A cursor of the session, open or parked in the cursor cache, with what the session keeps
 /// about it. Entries live at fixed addresses (`Pinned`): the C layer's handle points at its
-/// entry, so that `close` finds it without the slab.
+/// entry, so that `close` finds it without the slab. Aligned to its own cache lines: entries
+/// outlive their session (spares, see `CursorSet`), and no other thread's allocation may share
+/// a line that the owner writes on every call.
+#[repr(align(128))]
 pub struct Entry {
     cursor: Cursor,
     /// The URI the cursor was opened with, exactly (the cache's key), and its hash.

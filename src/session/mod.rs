@@ -5,6 +5,8 @@
 mod cache;
 mod cursors;
 mod pinned;
+#[cfg(test)]
+mod reuse_tests;
 mod schema_ops;
 mod statistics;
 mod txn;
