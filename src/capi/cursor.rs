@@ -100,13 +100,20 @@ fn init_iface(session: &mut SessionHandle, handle: &mut CursorHandle) {
     handle.iface.session = session.as_ptr();
 }
 
-/// The handle of a cursor made from a spare (`Opened::spare`): the one the spare kept, its
-/// public struct made new (the URI is the same).
+/// The handle of a cursor made from a spare (`Opened::spare`): the one the spare kept. A spare
+/// was a cached cursor, so its handle is as a handle taken from the cache would be (same
+/// session, URI and formats; never restricted to `next_random`): it is refitted as one is,
+/// and made anew only for a `next_random` cursor.
 pub fn renew_handle(session: &mut SessionHandle, id: CursorId) -> *mut WT_CURSOR {
     let raw = session.cursor_handle(id);
     // SAFETY: the live handle of the spare, which only this session (its thread) reaches.
     let handle = unsafe { &mut *raw };
-    init_iface(session, handle);
+    let cursor = session.core.cursor(id);
+    if cursor.config().next_random {
+        init_iface(session, handle);
+    } else {
+        handle.refit(cursor);
+    }
     // SAFETY: as above.
     unsafe {
         diagnostic::set_closed(&mut handle.iface, false);

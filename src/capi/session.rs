@@ -331,8 +331,9 @@ unsafe extern "C" fn open_cursor_slow(
 }
 
 /// The cursor cache's second path of `open_cursor`: a URI with no configuration and no cursor
-/// to duplicate, served by a parked cursor of that exact URI. The URI is compared as bytes, so
-/// nothing is validated or parsed; anything else (or a miss) takes the general path.
+/// to duplicate, served by a parked cursor of that exact URI, else by a spare of it (a new
+/// cursor). The URI is compared as bytes, so nothing is validated or parsed; anything else (or
+/// a miss) takes the general path.
 ///
 /// # Safety
 /// The application's live session (or NULL) and NUL-terminated URI (or NULL).
@@ -351,7 +352,12 @@ unsafe fn open_cached(
         let s = unsafe { SessionHandle::from_ptr(session) }?;
         // SAFETY: a NUL-terminated string, per the contract.
         let uri = unsafe { std::ffi::CStr::from_ptr(uri) }.to_bytes();
-        let id = s.core.reuse_cached(uri, CursorConfig::default())?;
+        let Some(id) = s.core.reuse_cached(uri, CursorConfig::default()) else {
+            // A new cursor made from a spare the slot's previous session left.
+            let id = s.core.open_spare(uri, CursorConfig::default());
+            free_stale(s);
+            return Some(renew_handle(s, id?));
+        };
         free_stale(s);
         // SAFETY: the cursor's own handle, kept while it was parked.
         let handle = unsafe { &mut *s.cursor_handle(id) };

@@ -828,15 +828,14 @@ impl Session {
         self.freed.truncate(freed_end);
     }
 
-    /// A spare cursor opened with exactly `uri` (see `CursorSet`), opened again as a new cursor
-    /// with `config` and counted as one, when its table still exists; a spare whose table was
-    /// dropped is freed.
-    pub(super) fn reuse_spare(
-        &mut self,
-        uri: &[u8],
-        cacheable: bool,
-        config: crate::cursor::CursorConfig,
-    ) -> Option<CursorId> {
+    /// `open_cursor` of `uri` with `config` served by a spare cursor opened with exactly `uri`
+    /// (see `CursorSet`): opened again as a new cursor and counted as one, when its table still
+    /// exists; a spare whose table was dropped is freed (see [`take_freed`](Self::take_freed)).
+    pub fn open_spare(&mut self, uri: &[u8], config: crate::cursor::CursorConfig) -> Option<CursorId> {
+        if self.cursors.spares.is_empty() {
+            return None;
+        }
+        let cacheable = self.cache_cursors && config.cacheable;
         let id = self.cursors.take_spare(uri)?;
         let cursor = self.cursors.get(id);
         let table_use = cursor.table_use();

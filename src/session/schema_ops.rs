@@ -131,7 +131,7 @@ impl Session {
                 return Ok(Opened { id, reused: true, spare: false });
             }
         }
-        if let Some(id) = self.reuse_spare(uri.as_bytes(), cacheable, cursor_config) {
+        if let Some(id) = self.open_spare(uri.as_bytes(), cursor_config) {
             return Ok(Opened { id, reused: false, spare: true });
         }
         let name = match Uri::parse(uri)? {
