@@ -37,6 +37,11 @@ fn key(s: &mut Session, c: super::CursorId, k: u64) {
     });
 }
 
+/// The key thread `thread` writes (and never commits) in round `round`.
+fn written_key(thread: usize, round: usize) -> u64 {
+    (1_000_000 + thread * ROUNDS + round) as u64
+}
+
 /// One thread's sessions; returns (searches, cursors created).
 fn churn(conn: &Connection, kept: &Kept, thread: usize) -> (i64, i64) {
     let (mut searches, mut creates) = (0, 0);
@@ -71,7 +76,7 @@ fn churn(conn: &Connection, kept: &Kept, thread: usize) -> (i64, i64) {
             let c = s.open_cursor(conn, "table:t", None).expect("cursor");
             creates += i64::from(!c.reused);
             s.begin_transaction(None).expect("begin");
-            key(&mut s, c.id, 1_000_000 + round as u64);
+            key(&mut s, c.id, written_key(thread, round));
             s.set_value_with(c.id, |format, buf| {
                 Ok(crate::pack::pack(format, &[crate::pack::Arg::Uint(1)], buf)?)
             });
@@ -147,9 +152,11 @@ fn sessions_reopened_in_reused_slots_count_exactly_under_contention() {
     // The rolled-back writes are gone.
     let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).unwrap();
     let c = s.open_cursor(&conn, "table:t", None).unwrap().id;
-    for round in (0..ROUNDS).step_by(5) {
-        key(&mut s, c, 1_000_000 + round as u64);
-        assert!(s.search(c).is_err());
+    for thread in 0..THREADS {
+        for round in (0..ROUNDS).step_by(5) {
+            key(&mut s, c, written_key(thread, round));
+            assert!(s.search(c).is_err());
+        }
     }
     drop(s);
     // Kept sessions are freed with their slots' table (the C layer's connection close).
