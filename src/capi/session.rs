@@ -82,6 +82,7 @@ pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Re
             conn.core.slots().release(slot);
             return Err(e);
         }
+        free_stale(s);
         s.iface = vtable();
         s.events = events;
         #[cfg(feature = "diagnostic")]

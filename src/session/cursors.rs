@@ -213,6 +213,18 @@ impl CursorSet {
         entry.cursor.reopen(config);
     }
 
+    /// Takes the spares whose table was dropped, appending their ids to `out`.
+    pub fn take_spares_of_dropped(&mut self, out: &mut Vec<CursorId>) {
+        let slab = &self.slab;
+        self.spares.retain(|&id| {
+            let dropped = slab[id.0].as_ref().is_some_and(|e| e.cursor.table().is_dropped());
+            if dropped {
+                out.push(id);
+            }
+            !dropped
+        });
+    }
+
     /// Takes every spare, appending their ids to `out`.
     pub fn take_spares(&mut self, out: &mut Vec<CursorId>) {
         out.append(&mut self.spares);
@@ -849,6 +861,15 @@ impl Session {
         self.stats().record([(ConnStat::Creates, 1), (ConnStat::OpenAdjust, 1)]);
         self.cursors.revive(id, cacheable, config);
         Some(id)
+    }
+
+    /// Frees the spare cursors of dropped tables.
+    pub(super) fn free_spares_of_dropped(&mut self) {
+        let start = self.freed.len();
+        self.cursors.take_spares_of_dropped(&mut self.freed);
+        for at in start..self.freed.len() {
+            self.cursors.remove(self.freed[at]);
+        }
     }
 
     /// Frees every spare cursor (the session's memory is freed).

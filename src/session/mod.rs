@@ -24,7 +24,7 @@ use crate::config::{self, Method};
 use crate::conn::Connection;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
-use crate::schema::{Table, TableUse};
+use crate::schema::{Registry, Table, TableUse};
 use crate::stats::counters::{ConnStat, OwnedSlot, SlotRef};
 use crate::txn::Txn;
 
@@ -48,6 +48,10 @@ pub struct Session {
     sweep_pending: bool,
     /// Closed, its memory kept for the next session of its slot ([`park`](Self::park)).
     parked: bool,
+    /// The connection's tables, and their drop count when this session last let go of
+    /// dropped ones (`forget_dropped`).
+    registry: Arc<Registry>,
+    drops_seen: u64,
 }
 
 impl Session {
@@ -64,6 +68,8 @@ impl Session {
             freed: Vec::new(),
             sweep_pending: false,
             parked: false,
+            registry: Arc::clone(conn.registry()),
+            drops_seen: conn.registry().drops(),
         })
         .map(|mut s| {
             if let Some(redo) = conn.durable().and_then(|d| d.redo()) {
@@ -85,6 +91,9 @@ impl Session {
         self.cache_cursors = cache_cursors;
         self.txn.restart(isolation);
         self.cursors.restart();
+        // Tables dropped while the session was closed go now (their spares wait in
+        // `take_freed` for the C layer).
+        self.forget_dropped();
         self.sweep_pending = false;
         self.parked = false;
         self.stats().add(ConnStat::OpenSessions, 1);
@@ -101,6 +110,22 @@ impl Session {
         debug_assert!(!self.parked, "a session closes once");
         self.close_cursors();
         self.txn.close();
+        self.forget_dropped();
+        self.parked = true;
+        let stats = self.stats();
+        debug_assert_eq!(stats.open_cursors(), 0, "a closing session has no open cursors");
+        stats.add(ConnStat::OpenSessions, -1);
+    }
+
+    /// Lets go of the tables dropped since the session resolved them: their handles and use
+    /// records, and the spare cursors on them (a closed session's hold on a dropped table would
+    /// keep its memory).
+    fn forget_dropped(&mut self) {
+        let drops = self.registry.drops();
+        if drops == self.drops_seen {
+            return;
+        }
+        self.drops_seen = drops;
         self.tables.retain(|_, (table, table_use)| {
             let keep = !table.is_dropped();
             if !keep {
@@ -108,10 +133,7 @@ impl Session {
             }
             keep
         });
-        self.parked = true;
-        let stats = self.stats();
-        debug_assert_eq!(stats.open_cursors(), 0, "a closing session has no open cursors");
-        stats.add(ConnStat::OpenSessions, -1);
+        self.free_spares_of_dropped();
     }
 
     /// Whether the session is closed, its memory kept for reuse.

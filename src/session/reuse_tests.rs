@@ -164,3 +164,30 @@ fn sessions_reopened_in_reused_slots_count_exactly_under_contention() {
     drop(conn);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_reopened_session_lets_go_of_tables_dropped_while_it_was_closed() {
+    let dir = std::env::temp_dir().join(format!("unlatched-session-reuse-drop-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let conn = Connection::open(dir.to_str(), Some("create,in_memory=true")).unwrap();
+    let mut other = Session::open(&conn, conn.slots().claim().unwrap(), None).unwrap();
+    other.create(&conn, "table:d", Some("key_format=Q,value_format=Q")).unwrap();
+    let weak = Arc::downgrade(&conn.registry().get("d").unwrap());
+    let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).unwrap();
+    let c = s.open_cursor(&conn, "table:d", None).unwrap().id;
+    s.close_cursor(c).unwrap();
+    // Closed: the cached cursor is kept as a spare, the table handle in the session's map.
+    s.park();
+    assert!(s.take_freed().is_empty());
+    other.drop_object(&conn, "table:d", None).unwrap();
+    // Held by the closed session's map and its spare (and by the registry until its index's
+    // copy is reclaimed, whenever the epoch collector gets to it).
+    let held = weak.strong_count();
+    s.reopen(&conn, None).unwrap();
+    assert_eq!(s.take_freed(), vec![c], "the spare of the dropped table is freed");
+    assert!(weak.strong_count() <= held - 2, "neither the map nor the spare holds the dropped table");
+    drop((s, other));
+    drop(conn);
+    let _ = std::fs::remove_dir_all(&dir);
+}
