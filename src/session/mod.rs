@@ -102,10 +102,11 @@ impl Session {
 
     /// `WT_SESSION::close`, keeping the session's memory for [`reopen`](Self::reopen): closes
     /// its cursors and empties its cache, keeping a few cached cursors as spares (the freed ids
-    /// wait in [`take_freed`](Self::take_freed) for the C layer), rolls back a running transaction and withdraws its snapshot, and stops
-    /// counting as open. Use records of dropped tables are let go; the others stay with the
-    /// slot, so that the next session's first cursor on a table finds it resolved. Writes no
-    /// shared line and walks nothing sized by `session_max`.
+    /// wait in [`take_freed`](Self::take_freed) for the C layer), rolls back a running
+    /// transaction and withdraws its snapshot, and stops counting as open. Use records of
+    /// dropped tables are let go; the others stay with the slot, so that the next session's
+    /// first cursor on a table finds it resolved. Writes no shared line and walks nothing sized
+    /// by `session_max`.
     pub fn park(&mut self) {
         debug_assert!(!self.parked, "a session closes once");
         self.close_cursors();
