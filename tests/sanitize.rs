@@ -41,6 +41,7 @@ const C_TESTS: &[&str] = &[
     "verify_compact",
     "bigger_than_cache",
     "evict_stress",
+    "session_churn",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -163,6 +164,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_verify_compact => "verify_compact",
     asan_ubsan_c_bigger_than_cache => "bigger_than_cache",
     asan_ubsan_c_evict_stress => "evict_stress",
+    asan_ubsan_c_session_churn => "session_churn",
 }
 
 sanitized_tests! { example:

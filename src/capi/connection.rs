@@ -50,11 +50,9 @@ unsafe extern "C" fn close(conn: *mut WT_CONNECTION, config: *const c_char) -> c
         for slot in c.sessions.iter() {
             let s = slot.swap(std::ptr::null_mut(), Ordering::AcqRel);
             if !s.is_null() {
-                // SAFETY: an open session the application left; no thread may use it during close.
-                unsafe {
-                    c.events.closed(&mut (*s).iface, std::ptr::null_mut());
-                    session::close(s);
-                }
+                // SAFETY: a session of this connection, open (left by the application) or
+                // closed; no thread may use it during close.
+                unsafe { session::free(s, c.events) };
             }
         }
         let closed = c.core.close();

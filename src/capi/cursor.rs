@@ -61,8 +61,6 @@ pub fn report(session: &mut SessionHandle, e: &Error, api: &str) -> c_int {
 
 /// Builds the handle of a newly opened core cursor.
 pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *mut WT_CURSOR {
-    let cursor = session.core.cursor(id);
-    let table = cursor.table();
     let mut handle = Box::new(CursorHandle {
         iface: vtable(),
         key_plan: UlPlan::raw(),
@@ -78,6 +76,21 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         raw: false,
         stats: None,
     });
+    init_iface(session, &mut handle);
+    let raw = Box::into_raw(handle);
+    if session.cursors.len() <= id.0 {
+        session.cursors.resize(id.0 + 1, std::ptr::null_mut());
+    }
+    session.cursors[id.0] = raw;
+    // SAFETY: `raw` was just made from a Box; its first field is the public struct.
+    unsafe { &mut (*raw).iface }
+}
+
+/// Fills the public struct of `handle` (whose URI and core cursor are set) as a new cursor's.
+fn init_iface(session: &mut SessionHandle, handle: &mut CursorHandle) {
+    let cursor = session.core.cursor(handle.id);
+    let table = cursor.table();
+    handle.iface = vtable();
     handle.fit(cursor);
     if cursor.config().next_random {
         restrict_to_random(&mut handle.iface);
@@ -86,13 +99,27 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
     handle.iface.key_format = table.key_format_c().as_ptr();
     handle.iface.value_format = table.value_format_c().as_ptr();
     handle.iface.session = session.as_ptr();
-    let raw = Box::into_raw(handle);
-    if session.cursors.len() <= id.0 {
-        session.cursors.resize(id.0 + 1, std::ptr::null_mut());
+}
+
+/// The handle of a cursor made from a spare (`Opened::spare`): the one the spare kept. A spare
+/// was a cached cursor, so its handle is as a handle taken from the cache would be (same
+/// session, URI and formats; never restricted to `next_random`): it is refitted as one is,
+/// and made anew only for a `next_random` cursor.
+pub fn renew_handle(session: &mut SessionHandle, id: CursorId) -> *mut WT_CURSOR {
+    let raw = session.cursor_handle(id);
+    // SAFETY: the live handle of the spare, which only this session (its thread) reaches.
+    let handle = unsafe { &mut *raw };
+    let cursor = session.core.cursor(id);
+    if cursor.config().next_random {
+        init_iface(session, handle);
+    } else {
+        handle.refit(cursor);
     }
-    session.cursors[id.0] = raw;
-    // SAFETY: `raw` was just made from a Box; its first field is the public struct.
-    unsafe { &mut (*raw).iface }
+    // SAFETY: as above.
+    unsafe {
+        diagnostic::set_closed(&mut handle.iface, false);
+    }
+    &mut handle.iface
 }
 
 /// Frees the handle of a cursor the core has closed.

@@ -3,7 +3,7 @@
 
 use std::ffi::{CStr, CString};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::AtomicPtr;
 
 use crossbeam_utils::CachePadded;
 use libc::c_char;
@@ -23,12 +23,15 @@ pub struct ConnectionHandle {
     pub iface: WT_CONNECTION,
     pub core: Connection,
     pub events: Events,
-    /// The open session of each slot, so that `close` can close what the application left.
+    /// The session of each slot, open or closed (its memory kept for the next session of the
+    /// slot), so that `close` can close what the application left and free them all. Written
+    /// only by the slot's claimant.
     pub sessions: Box<[CachePadded<AtomicPtr<SessionHandle>>]>,
 }
 
-/// A session handle.
-#[repr(C)]
+/// A session handle. Aligned to its own cache lines (it stays with its slot, reused by the
+/// sessions opened there, and no other allocation may share a line its owner writes).
+#[repr(C, align(128))]
 pub struct SessionHandle {
     pub iface: WT_SESSION,
     pub core: Session,
@@ -47,7 +50,8 @@ pub struct SessionHandle {
 }
 
 /// A cursor handle. The plans follow the public struct because the C shim reads them there.
-#[repr(C)]
+/// Aligned to its own cache lines, like the session's.
+#[repr(C, align(128))]
 pub struct CursorHandle {
     pub iface: WT_CURSOR,
     pub key_plan: UlPlan,
@@ -100,11 +104,6 @@ impl ConnectionHandle {
         // SAFETY: per the contract, a non-NULL pointer is the first field of a live
         // `ConnectionHandle` (repr(C)); connections are shared, so only `&` is handed out.
         unsafe { conn.cast::<ConnectionHandle>().as_ref() }
-    }
-
-    /// Records the open session in `slot` (NULL when it closes).
-    pub fn set_session(&self, slot: usize, session: *mut SessionHandle) {
-        self.sessions[slot].store(session, Ordering::Release);
     }
 }
 

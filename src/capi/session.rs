@@ -1,6 +1,8 @@
 //! `WT_SESSION` methods: convert, delegate to the session core, map the result.
 
+use std::cell::Cell;
 use std::ffi::CString;
+use std::sync::atomic::Ordering;
 
 use libc::{c_char, c_int};
 
@@ -9,7 +11,7 @@ use crate::cursor::CursorConfig;
 use crate::session::{CursorId, Opened, QuickOpen, Session, Truncate};
 
 use super::boundary::guard;
-use super::cursor::{free_handle, new_handle, report};
+use super::cursor::{free_handle, new_handle, renew_handle, report};
 use super::diagnostic;
 use super::events::Events;
 use super::handles::{c_str, ConnectionHandle, CursorHandle, SessionHandle};
@@ -33,51 +35,90 @@ unsafe fn call(session: *mut WT_SESSION, api: &str, body: impl FnOnce(&mut Sessi
     })
 }
 
-/// Opens a session of `conn` (for `WT_CONNECTION::open_session`).
+thread_local! {
+    /// The connection (its address) and slot of the session this thread closed last: the
+    /// thread's next `open_session` on that connection tries that slot first, and so reuses
+    /// memory no other thread has written.
+    static LAST_SLOT: Cell<(usize, usize)> = const { Cell::new((0, usize::MAX)) };
+}
+
+/// Opens a session of `conn` (for `WT_CONNECTION::open_session`). A slot where a session
+/// closed before keeps that session's memory ([`close`]): the new session is made in it.
 pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Result<*mut WT_SESSION> {
-    let slot = conn.core.slots().claim()?;
-    let core = match Session::open(&conn.core, slot, config) {
-        Ok(core) => core,
-        Err(e) => {
+    let conn_id = std::ptr::from_ref(conn) as usize;
+    let hint = LAST_SLOT.with(|last| match last.get() {
+        (id, slot) if id == conn_id => slot,
+        _ => usize::MAX,
+    });
+    let slot = conn.core.slots().claim_near(hint)?;
+    let kept = conn.sessions[slot].load(Ordering::Relaxed);
+    let raw = if kept.is_null() {
+        let core = match Session::open(&conn.core, slot, config) {
+            Ok(core) => core,
+            Err(e) => {
+                conn.core.slots().release(slot);
+                return Err(e);
+            }
+        };
+        let raw = Box::into_raw(Box::new(SessionHandle {
+            iface: vtable(),
+            core,
+            events,
+            cursors: Vec::new(),
+            stats_cursors: Vec::new(),
+            strerror_buf: CString::default(),
+            scratch: Vec::new(),
+            #[cfg(feature = "diagnostic")]
+            busy: std::sync::atomic::AtomicUsize::new(0),
+        }));
+        // Only this slot's claimant writes its entry (the claim and the release order it).
+        conn.sessions[slot].store(raw, Ordering::Relaxed);
+        raw
+    } else {
+        // SAFETY: a session closed in this slot, which the claim just made this thread's own:
+        // no other thread reaches it until the slot is released again.
+        let s = unsafe { &mut *kept };
+        if let Err(e) = s.core.reopen(&conn.core, config) {
             conn.core.slots().release(slot);
             return Err(e);
         }
-    };
-    let mut handle = Box::new(SessionHandle {
-        iface: vtable(),
-        core,
-        events,
-        cursors: Vec::new(),
-        stats_cursors: Vec::new(),
-        strerror_buf: CString::default(),
-        scratch: Vec::new(),
+        free_stale(s);
+        s.iface = vtable();
+        s.events = events;
         #[cfg(feature = "diagnostic")]
-        busy: std::sync::atomic::AtomicUsize::new(0),
-    });
-    handle.iface.connection = (&conn.iface as *const super::types::WT_CONNECTION).cast_mut();
-    let raw = Box::into_raw(handle);
-    conn.set_session(slot, raw);
-    // SAFETY: `raw` was just made from a Box; its first field is the public struct.
-    Ok(unsafe { &mut (*raw).iface })
+        s.busy.store(0, Ordering::Relaxed);
+        kept
+    };
+    // SAFETY: `raw` is this slot's live handle; its first field is the public struct.
+    unsafe {
+        (*raw).iface.connection = (&conn.iface as *const super::types::WT_CONNECTION).cast_mut();
+        Ok(&mut (*raw).iface)
+    }
 }
 
-/// Closes a session: its cursors (reported to `handle_close` when `report_cursors`), then the
-/// session itself. Used by `WT_SESSION::close` and `WT_CONNECTION::close`.
+/// Closes a session: its cursors (reported to `handle_close`), then the session itself, whose
+/// memory stays in its slot for the next session opened there (see [`open`]). Used by
+/// `WT_SESSION::close` and `WT_CONNECTION::close`.
 ///
 /// # Safety
-/// `raw` must be an open session handle that no other thread uses; it is freed.
+/// `raw` must be an open session handle that no other thread uses; it may not be used after
+/// this returns (another thread may open a session in it).
 pub unsafe fn close(raw: *mut SessionHandle) {
     // SAFETY: per the contract.
     let s = unsafe { &mut *raw };
-    for id in s.core.cursor_ids() {
-        let cursor = s.cursor_handle(id);
-        let events = s.events;
-        // SAFETY: `cursor` is a live handle of this session.
-        events.closed(s.as_ptr(), unsafe { &mut (*cursor).iface });
+    if s.core.has_open_cursors() {
+        for id in s.core.cursor_ids() {
+            let cursor = s.cursor_handle(id);
+            let events = s.events;
+            // SAFETY: `cursor` is a live handle of this session.
+            events.closed(s.as_ptr(), unsafe { &mut (*cursor).iface });
+        }
     }
-    for id in s.core.close() {
-        free_handle(s, id);
-    }
+    // Rolls back the session's transaction, withdraws its published snapshot and makes its
+    // last statistics write: all before the slot can be claimed again (each slot's statistics
+    // block has one writer at a time).
+    s.core.park();
+    free_stale(s);
     for cursor in std::mem::take(&mut s.stats_cursors) {
         let events = s.events;
         // SAFETY: a live statistics cursor handle of this session.
@@ -87,13 +128,27 @@ pub unsafe fn close(raw: *mut SessionHandle) {
     }
     let slot = s.core.slot();
     let conn = s.conn();
-    conn.set_session(slot, std::ptr::null_mut());
-    // Dropping the session rolls back its transaction, withdraws its published snapshot and
-    // makes its last statistics write: all before the slot can be claimed again (each slot's
-    // statistics block has one writer at a time).
-    // SAFETY: made by `Box::into_raw` in `open`; no reference to it remains.
-    drop(unsafe { Box::from_raw(raw) });
+    LAST_SLOT.with(|last| last.set((std::ptr::from_ref(conn) as usize, slot)));
     conn.core.slots().release(slot);
+}
+
+/// Frees the memory of a session in `WT_CONNECTION::close`, closing it first if it is open
+/// (reported to the connection's `handle_close`).
+///
+/// # Safety
+/// `raw` must be a session handle of a slot of a closing connection, used by no thread.
+pub unsafe fn free(raw: *mut SessionHandle, events: Events) {
+    // SAFETY: per the contract.
+    let s = unsafe { &mut *raw };
+    if !s.core.is_parked() {
+        events.closed(s.as_ptr(), std::ptr::null_mut());
+        // SAFETY: an open session the application left; no thread may use it during close.
+        unsafe { close(raw) };
+    }
+    s.core.free_kept();
+    free_stale(s);
+    // SAFETY: made by `Box::into_raw` in `open`; the connection's slot table no longer has it.
+    drop(unsafe { Box::from_raw(raw) });
 }
 
 unsafe extern "C" fn session_close(session: *mut WT_SESSION, _config: *const c_char) -> c_int {
@@ -255,8 +310,10 @@ unsafe extern "C" fn open_cursor_slow(
                 }
             };
             free_stale(s);
-            let Opened { id, reused } = opened?;
-            *cursorp = if reused {
+            let Opened { id, reused, spare } = opened?;
+            *cursorp = if spare {
+                renew_handle(s, id)
+            } else if reused {
                 // The handle the cursor had when it was parked, fitted to its new configuration.
                 let handle = &mut *s.cursor_handle(id);
                 handle.refit(s.core.cursor(id));
@@ -275,8 +332,9 @@ unsafe extern "C" fn open_cursor_slow(
 }
 
 /// The cursor cache's second path of `open_cursor`: a URI with no configuration and no cursor
-/// to duplicate, served by a parked cursor of that exact URI. The URI is compared as bytes, so
-/// nothing is validated or parsed; anything else (or a miss) takes the general path.
+/// to duplicate, served by a parked cursor of that exact URI, else by a spare of it (a new
+/// cursor). The URI is compared as bytes, so nothing is validated or parsed; anything else (or
+/// a miss) takes the general path.
 ///
 /// # Safety
 /// The application's live session (or NULL) and NUL-terminated URI (or NULL).
@@ -295,7 +353,12 @@ unsafe fn open_cached(
         let s = unsafe { SessionHandle::from_ptr(session) }?;
         // SAFETY: a NUL-terminated string, per the contract.
         let uri = unsafe { std::ffi::CStr::from_ptr(uri) }.to_bytes();
-        let id = s.core.reuse_cached(uri, CursorConfig::default())?;
+        let Some(id) = s.core.reuse_cached(uri, CursorConfig::default()) else {
+            // A new cursor made from a spare the slot's previous session left.
+            let id = s.core.open_spare(uri, CursorConfig::default());
+            free_stale(s);
+            return Some(renew_handle(s, id?));
+        };
         free_stale(s);
         // SAFETY: the cursor's own handle, kept while it was parked.
         let handle = unsafe { &mut *s.cursor_handle(id) };

@@ -116,7 +116,7 @@ impl S {
 
 impl Drop for S {
     fn drop(&mut self) {
-        self.s.close();
+        self.s.park();
     }
 }
 
@@ -173,7 +173,7 @@ fn tables_and_rows_survive_a_clean_close_without_a_journal() {
         let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).unwrap();
         s.drop_object(&conn, "table:b", None).unwrap();
         s.create(&conn, "table:c", Some("key_format=q,value_format=Su,columns=(k,a,b)")).unwrap();
-        s.close();
+        s.park();
     }
     drop(conn);
     let conn = open(&dir, "").unwrap();
@@ -382,7 +382,7 @@ fn concurrent_committers_share_syncs_and_checkpoints_run_beside_them() {
         std::thread::sleep(std::time::Duration::from_millis(20));
         s.checkpoint(&conn, None).unwrap();
     }
-    s.close();
+    s.park();
     drop(s);
     stop.store(true, Ordering::Relaxed);
     for w in writers {

@@ -10,7 +10,10 @@
 //! is gone, at the next `create`/`drop` or when the registry itself is dropped, never inside the
 //! collector.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+use crossbeam_utils::CachePadded;
 
 use parking_lot::Mutex;
 use scc::{Guard, HashIndex};
@@ -27,9 +30,18 @@ pub struct Registry {
     tables: HashIndex<String, Arc<Table>>,
     /// One reference to every live table and to each dropped one something else still holds.
     owners: Mutex<Vec<Arc<Table>>>,
+    /// Tables dropped so far: sessions kept for reuse look for dropped tables to let go of only
+    /// when it moved. Written by `drop` only, on a line of its own.
+    drops: CachePadded<AtomicU64>,
 }
 
 impl Registry {
+    /// Tables dropped so far (see `drops`).
+    #[inline]
+    pub fn drops(&self) -> u64 {
+        self.drops.load(Ordering::Acquire)
+    }
+
     /// Finds a table by the name after `table:`.
     pub fn get(&self, name: &str) -> Option<Arc<Table>> {
         let guard = Guard::new();
@@ -72,6 +84,8 @@ impl Registry {
     pub fn drop_table(&self, name: &str) -> Result<()> {
         let table = self.get(name).ok_or(Error::quiet(Kind::NoEntry))?;
         table.begin_drop()?;
+        // After the table's mark: a session that reads the new count sees the table dropped.
+        self.drops.fetch_add(1, Ordering::Release);
         self.tables.remove_if_sync(name, |t| Arc::ptr_eq(t, &table));
         drop(table);
         self.release_unused();

@@ -71,8 +71,10 @@ pub struct Table {
 }
 
 /// One session's use of one table. Only that session writes it; `drop` and statistics
-/// cursors read every one.
+/// cursors read every one. Aligned to its own cache lines, so that no other allocation (another
+/// session's record, made by another thread) shares a line with it.
 #[derive(Default)]
+#[repr(align(128))]
 pub struct TableUse {
     open: AtomicU32,
     /// The session's data-source statistics of this table.

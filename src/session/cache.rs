@@ -47,7 +47,7 @@ pub struct SweepReport {
 /// Parked cursor ids by URI hash.
 ///
 /// The cursor parked last waits in `latest`, outside the buckets, until the next park (or a
-/// look-up by hash, a sweep or a drain) moves it to the end of its bucket: the common open/close
+/// look-up by hash or a sweep) moves it to the end of its bucket: the common open/close
 /// loop on one URI then touches no bucket and needs no hashing. Every observable order is the
 /// one it would have had in its bucket: it is the newest there.
 pub struct CursorCache {
@@ -81,12 +81,27 @@ impl Default for CursorCache {
 }
 
 impl CursorCache {
+    /// The empty cache of a new session, from this emptied one: its memory (the buckets) is
+    /// kept; the sweep schedule starts again (a new session has swept nothing).
+    pub fn restart(&mut self) {
+        debug_assert!(self.is_empty() && self.latest.is_none());
+        self.next_bucket = 0;
+        self.closes_to_sweep = CLOSES_PER_SWEEP;
+        self.last_sweep = None;
+        self.last_big_sweep = None;
+    }
+
     /// The hash of `uri`.
     #[inline]
     pub fn hash(&self, uri: &[u8]) -> u64 {
         let mut h = self.hasher.build_hasher();
         h.write(uri);
         h.finish()
+    }
+
+    /// Number of parked cursors.
+    pub fn len(&self) -> usize {
+        self.len
     }
 
     /// Whether no cursor is parked.
@@ -189,11 +204,23 @@ impl CursorCache {
         Some(id)
     }
 
-    /// Takes every parked cursor.
-    pub fn drain(&mut self) -> Vec<CursorId> {
-        self.settle_latest();
+    /// Takes every parked cursor, oldest first within each bucket and the cursor parked last
+    /// last. Walks the buckets only when something was ever filed there (a session that parks
+    /// one cursor at a time never allocates them), and keeps their memory.
+    pub fn drain(&mut self, mut take: impl FnMut(CursorId)) {
+        if self.len == 0 {
+            return;
+        }
+        let latest = self.latest.take();
+        if self.len > usize::from(latest.is_some()) {
+            for bucket in &mut self.buckets {
+                bucket.drain(..).for_each(|(_, id)| take(id));
+            }
+        }
+        if let Some((_, id)) = latest {
+            take(id);
+        }
         self.len = 0;
-        self.buckets.iter_mut().flat_map(|b| b.drain(..)).map(|(_, id)| id).collect()
     }
 
     /// Whether `kind` of sweep is due at `now` (and records it as done when it is).
@@ -278,8 +305,16 @@ mod tests {
         assert_eq!(cache.take_latest(|id| id == CursorId(5)), None);
         assert_eq!(cache.take_latest(|id| id == CursorId(4)), Some(CursorId(4)));
         assert_eq!(cache.take_latest(|_| true), None);
-        assert_eq!(cache.drain(), vec![CursorId(3)]);
+        let mut drained = Vec::new();
+        cache.drain(|id| drained.push(id));
+        assert_eq!(drained, vec![CursorId(3)]);
         assert!(cache.is_empty());
+        // The cursor parked last leaves without the buckets being allocated.
+        let mut fresh = CursorCache::default();
+        fresh.park(a, CursorId(7));
+        fresh.drain(|id| drained.push(id));
+        assert_eq!(drained, vec![CursorId(3), CursorId(7)]);
+        assert!(fresh.buckets.is_empty() && fresh.is_empty());
     }
 
     #[test]

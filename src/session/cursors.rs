@@ -23,7 +23,10 @@ pub struct CursorId(pub usize);
 
 /// A cursor of the session, open or parked in the cursor cache, with what the session keeps
 /// about it. Entries live at fixed addresses (`Pinned`): the C layer's handle points at its
-/// entry, so that `close` finds it without the slab.
+/// entry, so that `close` finds it without the slab. Aligned to its own cache lines: entries
+/// outlive their session (spares, see `CursorSet`), and no other thread's allocation may share
+/// a line that the owner writes on every call.
+#[repr(align(128))]
 pub struct Entry {
     cursor: Cursor,
     /// The URI the cursor was opened with, exactly (the cache's key), and its hash.
@@ -62,12 +65,23 @@ impl Entry {
     }
 }
 
-/// A slab of cursors (open and cached), the cursor cache, and the number currently positioned.
+/// Most cursors a closed session keeps as spares for the next session of its slot.
+const SPARES_KEPT: usize = 8;
+
+/// A slab of cursors (open, cached and spare), the cursor cache, and the number currently
+/// positioned.
+///
+/// Spares are the cursors a closed session had cached, kept with their handles and buffers when
+/// the session's memory is kept for the next session of its slot (`Session::park`). They are
+/// closed (marked `cached`, so that a stale handle's `close` is refused as for a cached cursor)
+/// but not in the cache: a new session's cache starts empty, as the API requires, and a spare
+/// only spares `open_cursor` the building of a cursor, which counts as a new one.
 #[derive(Default)]
 pub struct CursorSet {
     slab: Vec<Option<Pinned<Entry>>>,
     free: Vec<usize>,
     cache: CursorCache,
+    spares: Vec<CursorId>,
     positioned: usize,
     next_seq: u64,
 }
@@ -157,6 +171,63 @@ impl CursorSet {
     #[inline]
     pub fn positioned(&self) -> usize {
         self.positioned
+    }
+
+    /// Number of open (not cached, not spare) cursors.
+    #[inline]
+    pub fn open_count(&self) -> usize {
+        self.slab.len() - self.free.len() - self.cache.len() - self.spares.len()
+    }
+
+    /// A new session's cursors, from those of a closed one (spares aside, none is left): the
+    /// cache starts again.
+    pub fn restart(&mut self) {
+        debug_assert_eq!(self.open_count(), 0);
+        self.cache.restart();
+    }
+
+    /// Keeps cursor `id`, just taken out of the cache, as a spare; returns the spare it
+    /// displaces (the oldest) once [`SPARES_KEPT`] are kept, for the caller to remove.
+    pub fn keep_spare(&mut self, id: CursorId) -> Option<CursorId> {
+        let entry = self.entry_mut(id);
+        entry.cached = true;
+        self.spares.push(id);
+        (self.spares.len() > SPARES_KEPT).then(|| self.spares.remove(0))
+    }
+
+    /// Takes the newest spare opened with exactly `uri`, with its table and use record.
+    pub fn take_spare(&mut self, uri: &[u8]) -> Option<CursorId> {
+        let slab = &self.slab;
+        let at = self.spares.iter().rposition(|&id| same_uri(slab, id, uri))?;
+        Some(self.spares.remove(at))
+    }
+
+    /// Opens spare `id` (taken by [`take_spare`](Self::take_spare)) as a new cursor: the
+    /// session's newest, with `config`.
+    pub fn revive(&mut self, id: CursorId, cacheable: bool, config: crate::cursor::CursorConfig) {
+        self.next_seq += 1;
+        let seq = self.next_seq;
+        let entry = self.entry_mut(id);
+        entry.cacheable = cacheable;
+        entry.reopen(seq);
+        entry.cursor.reopen(config);
+    }
+
+    /// Takes the spares whose table was dropped, appending their ids to `out`.
+    pub fn take_spares_of_dropped(&mut self, out: &mut Vec<CursorId>) {
+        let slab = &self.slab;
+        self.spares.retain(|&id| {
+            let dropped = slab[id.0].as_ref().is_some_and(|e| e.cursor.table().is_dropped());
+            if dropped {
+                out.push(id);
+            }
+            !dropped
+        });
+    }
+
+    /// Takes every spare, appending their ids to `out`.
+    pub fn take_spares(&mut self, out: &mut Vec<CursorId>) {
+        out.append(&mut self.spares);
     }
 
     /// Ids of the open (not cached) cursors.
@@ -285,13 +356,13 @@ impl CursorSet {
         self.cache.take(self.cache.hash(uri), |id| same_uri(slab, id, uri))
     }
 
-    /// Takes every parked cursor.
-    pub fn unpark_all(&mut self) -> Vec<CursorId> {
-        let ids = self.cache.drain();
-        for &id in &ids {
+    /// Takes every parked cursor out of the cache, appending their ids to `out`.
+    pub fn unpark_all(&mut self, out: &mut Vec<CursorId>) {
+        let start = out.len();
+        self.cache.drain(|id| out.push(id));
+        for &id in &out[start..] {
             self.entry_mut(id).cached = false;
         }
-        ids
     }
 
     /// Runs a sweep of `kind` if one is due: parked cursors for which `stale` holds are removed
@@ -781,20 +852,76 @@ impl Session {
     }
 
     /// Frees every parked cursor: each is first reopened (counted as reused when its table
-    /// still exists), as the reference does when a session stops caching or closes.
-    pub(super) fn empty_cache(&mut self) {
-        for id in self.cursors.unpark_all() {
-            let cursor = self.cursors.remove(id);
-            if cursor.table().is_dropped() {
+    /// still exists), as the reference does when a session stops caching or closes. With
+    /// `keep_spares` (the session closes, its memory kept for its slot's next session), those
+    /// of tables that still exist stay as spares instead, counted just the same.
+    pub(super) fn empty_cache(&mut self, keep_spares: bool) {
+        let start = self.freed.len();
+        self.cursors.unpark_all(&mut self.freed);
+        // `freed[start..]` holds the drained ids; it is compacted in place to those freed.
+        let mut freed_end = start;
+        for at in start..self.freed.len() {
+            let id = self.freed[at];
+            let cursor = self.cursors.get(id);
+            let gone = if cursor.table().is_dropped() {
                 self.stats().add(ConnStat::CachedAdjust, -1);
+                Some(id)
             } else {
                 // Reopened, then closed for good.
                 self.stats().record([(ConnStat::Reuses, 1), (ConnStat::OpenAdjust, -1)]);
                 let table_stats = &cursor.table_use().stats;
                 table_stats.add(DsrcStat::Reuses, 1);
                 table_stats.add(DsrcStat::OpenAdjust, -1);
+                // A spare keeps its handle: only a spare it displaces goes.
+                if keep_spares { self.cursors.keep_spare(id) } else { Some(id) }
+            };
+            if let Some(gone) = gone {
+                self.cursors.remove(gone);
+                self.freed[freed_end] = gone;
+                freed_end += 1;
             }
+        }
+        self.freed.truncate(freed_end);
+    }
+
+    /// `open_cursor` of `uri` with `config` served by a spare cursor opened with exactly `uri`
+    /// (see `CursorSet`): opened again as a new cursor and counted as one, when its table still
+    /// exists; a spare whose table was dropped is freed (see [`take_freed`](Self::take_freed)).
+    pub fn open_spare(&mut self, uri: &[u8], config: crate::cursor::CursorConfig) -> Option<CursorId> {
+        if self.cursors.spares.is_empty() {
+            return None;
+        }
+        let cacheable = self.cache_cursors && config.cacheable;
+        let id = self.cursors.take_spare(uri)?;
+        let cursor = self.cursors.get(id);
+        let table_use = cursor.table_use();
+        if cursor.table().acquire(table_use).is_err() {
+            self.cursors.remove(id);
             self.freed.push(id);
+            return None;
+        }
+        table_use.stats.add(DsrcStat::Creates, 1);
+        table_use.stats.add(DsrcStat::OpenAdjust, 1);
+        self.stats().record([(ConnStat::Creates, 1), (ConnStat::OpenAdjust, 1)]);
+        self.cursors.revive(id, cacheable, config);
+        Some(id)
+    }
+
+    /// Frees the spare cursors of dropped tables.
+    pub(super) fn free_spares_of_dropped(&mut self) {
+        let start = self.freed.len();
+        self.cursors.take_spares_of_dropped(&mut self.freed);
+        for at in start..self.freed.len() {
+            self.cursors.remove(self.freed[at]);
+        }
+    }
+
+    /// Frees every spare cursor (the session's memory is freed).
+    pub(super) fn free_spares(&mut self) {
+        let start = self.freed.len();
+        self.cursors.take_spares(&mut self.freed);
+        for at in start..self.freed.len() {
+            self.cursors.remove(self.freed[at]);
         }
     }
 

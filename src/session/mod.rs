@@ -5,6 +5,8 @@
 mod cache;
 mod cursors;
 mod pinned;
+#[cfg(test)]
+mod reuse_tests;
 mod schema_ops;
 mod statistics;
 mod truncate;
@@ -24,7 +26,7 @@ use crate::config::{self, Method};
 use crate::conn::Connection;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
-use crate::schema::{Table, TableUse};
+use crate::schema::{Registry, Table, TableUse};
 use crate::stats::counters::{ConnStat, OwnedSlot, SlotRef};
 use crate::txn::Txn;
 
@@ -46,28 +48,30 @@ pub struct Session {
     freed: Vec<CursorId>,
     /// A quick close asked for the small sweep of every 40th close (run by `close_finish`).
     sweep_pending: bool,
+    /// Closed, its memory kept for the next session of its slot ([`park`](Self::park)).
+    parked: bool,
+    /// The connection's tables, and their drop count when this session last let go of
+    /// dropped ones (`forget_dropped`).
+    registry: Arc<Registry>,
+    drops_seen: u64,
 }
 
 impl Session {
     /// A session in slot `slot` (already claimed), configured by `open_session`'s `config`.
     pub fn open(conn: &Connection, slot: usize, config: Option<&str>) -> Result<Session> {
-        let cfg = config::validate(Method::OpenSession, config, None)?;
-        let cache_cursors =
-            if cfg.is_set("cache_cursors") { cfg.bool("cache_cursors") } else { conn.settings().cache_cursors };
+        let (cache_cursors, isolation) = open_settings(conn, config)?;
         Ok(Session {
             slot,
             cache_cursors,
-            txn: Txn::new(
-                Arc::clone(conn.txn()),
-                slot,
-                Isolation::parse(cfg.str("isolation")),
-                OwnedSlot::new(conn.slot_stats(), slot),
-            ),
+            txn: Txn::new(Arc::clone(conn.txn()), slot, isolation, OwnedSlot::new(conn.slot_stats(), slot)),
             tables: HashMap::new(),
             cursors: cursors::CursorSet::default(),
             copy_epoch: 1,
             freed: Vec::new(),
             sweep_pending: false,
+            parked: false,
+            registry: Arc::clone(conn.registry()),
+            drops_seen: conn.registry().drops(),
         })
         .map(|mut s| {
             if let Some(redo) = conn.durable().and_then(|d| d.redo()) {
@@ -76,6 +80,68 @@ impl Session {
             s
         })
         .inspect(|s| s.stats().add(ConnStat::OpenSessions, 1))
+    }
+
+    /// A new session in the slot of this closed one ([`park`](Self::park)ed), configured by
+    /// `open_session`'s `config`: its memory is reused (buffers, the cursor slab and cache,
+    /// the resolved table handles with their use records, the statistics block), and nothing
+    /// shared is written. Like a session made by [`open`](Self::open), it has no cursors and an
+    /// empty cursor cache. On a bad configuration it stays closed.
+    pub fn reopen(&mut self, conn: &Connection, config: Option<&str>) -> Result<()> {
+        debug_assert!(self.parked, "only a closed session reopens");
+        let (cache_cursors, isolation) = open_settings(conn, config)?;
+        self.cache_cursors = cache_cursors;
+        self.txn.restart(isolation);
+        self.cursors.restart();
+        // Tables dropped while the session was closed go now (their spares wait in
+        // `take_freed` for the C layer).
+        self.forget_dropped();
+        self.sweep_pending = false;
+        self.parked = false;
+        self.stats().add(ConnStat::OpenSessions, 1);
+        Ok(())
+    }
+
+    /// `WT_SESSION::close`, keeping the session's memory for [`reopen`](Self::reopen): closes
+    /// its cursors and empties its cache, keeping a few cached cursors as spares (the freed ids
+    /// wait in [`take_freed`](Self::take_freed) for the C layer), rolls back a running
+    /// transaction and withdraws its snapshot, and stops counting as open. Use records of
+    /// dropped tables are let go; the others stay with the slot, so that the next session's
+    /// first cursor on a table finds it resolved. Writes no shared line and walks nothing sized
+    /// by `session_max`.
+    pub fn park(&mut self) {
+        debug_assert!(!self.parked, "a session closes once");
+        self.close_cursors();
+        self.txn.close();
+        self.forget_dropped();
+        self.parked = true;
+        let stats = self.stats();
+        debug_assert_eq!(stats.open_cursors(), 0, "a closing session has no open cursors");
+        stats.add(ConnStat::OpenSessions, -1);
+    }
+
+    /// Lets go of the tables dropped since the session resolved them: their handles and use
+    /// records, and the spare cursors on them (a closed session's hold on a dropped table would
+    /// keep its memory).
+    fn forget_dropped(&mut self) {
+        let drops = self.registry.drops();
+        if drops == self.drops_seen {
+            return;
+        }
+        self.drops_seen = drops;
+        self.tables.retain(|_, (table, table_use)| {
+            let keep = !table.is_dropped();
+            if !keep {
+                table.unregister_use(table_use);
+            }
+            keep
+        });
+        self.free_spares_of_dropped();
+    }
+
+    /// Whether the session is closed, its memory kept for reuse.
+    pub fn is_parked(&self) -> bool {
+        self.parked
     }
 
     /// This session's statistics block.
@@ -107,7 +173,7 @@ impl Session {
         if cfg.is_set("cache_cursors") {
             self.cache_cursors = cfg.bool("cache_cursors");
             if !self.cache_cursors {
-                self.empty_cache();
+                self.empty_cache(false);
             }
         }
         if cfg.is_set("isolation") {
@@ -126,18 +192,29 @@ impl Session {
         Ok(())
     }
 
-    /// Closes the session's cursors (for good) and empties its cache; returns every cursor id
-    /// it freed, for the C layer to free their handles. The session is then ready to drop.
-    pub fn close(&mut self) -> Vec<CursorId> {
+    /// Closes the session's cursors (for good) and empties its cache; every cursor id it
+    /// freed waits in [`take_freed`](Self::take_freed), for the C layer to free their handles.
+    fn close_cursors(&mut self) {
         self.cache_cursors = false;
-        let open = self.cursors.ids();
-        for &id in &open {
-            self.close_for_good(id);
+        if self.cursors.open_count() > 0 {
+            for id in self.cursors.ids() {
+                self.close_for_good(id);
+                self.freed.push(id);
+            }
         }
-        self.empty_cache();
-        let mut freed = self.take_freed();
-        freed.extend(open);
-        freed
+        self.empty_cache(true);
+    }
+
+    /// Frees the memory a closed session kept for reuse that the C layer holds handles for
+    /// (its spare cursors, see `CursorSet`); their ids wait in
+    /// [`take_freed`](Self::take_freed). The session is then ready to drop.
+    pub fn free_kept(&mut self) {
+        self.free_spares();
+    }
+
+    /// Whether the session has open cursors (not counting cached ones).
+    pub fn has_open_cursors(&self) -> bool {
+        self.cursors.open_count() > 0
     }
 
 
@@ -196,18 +273,43 @@ impl Session {
     }
 }
 
+/// `open_session`'s settings: whether the session caches cursors, and its isolation. The
+/// common empty configuration is not parsed: its values are the defaults (the connection's
+/// `cache_cursors`, snapshot isolation).
+fn open_settings(conn: &Connection, config: Option<&str>) -> Result<(bool, Isolation)> {
+    if matches!(config, None | Some("")) {
+        return Ok((conn.settings().cache_cursors, Isolation::Snapshot));
+    }
+    let cfg = config::validate(Method::OpenSession, config, None)?;
+    let cache_cursors =
+        if cfg.is_set("cache_cursors") { cfg.bool("cache_cursors") } else { conn.settings().cache_cursors };
+    Ok((cache_cursors, Isolation::parse(cfg.str("isolation"))))
+}
+
 impl Drop for Session {
-    /// Closes what is still open (the C layer has closed everything already; a Rust user may
-    /// just drop the session), then its use records leave their tables (their statistics stay
-    /// with the tables) and its slot stops counting it as open.
+    /// Closes what is still open (the C layer has closed, or parked, the session already; a
+    /// Rust user may just drop it), then its use records leave their tables (their statistics
+    /// stay with the tables).
     fn drop(&mut self) {
-        self.close();
+        if !self.parked {
+            self.park();
+        }
+        self.free_spares();
         for (table, table_use) in self.tables.values() {
             table.unregister_use(table_use);
         }
-        let stats = self.stats();
-        debug_assert_eq!(stats.open_cursors(), 0, "a closing session has no open cursors");
-        stats.add(ConnStat::OpenSessions, -1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_open_session_configuration_has_the_default_isolation() {
+        let cfg = config::validate(Method::OpenSession, None, None).unwrap();
+        assert_eq!(Isolation::parse(cfg.str("isolation")), Isolation::Snapshot);
+        assert!(!cfg.is_set("cache_cursors"));
     }
 }
 

@@ -17,6 +17,9 @@ pub struct Opened {
     pub id: CursorId,
     /// Whether it came from the session's cursor cache (its C handle is the one it had).
     pub reused: bool,
+    /// Whether it is a new cursor made from a spare a closed session left in the slot (its C
+    /// handle is kept too, and must be made new).
+    pub spare: bool,
 }
 
 impl Session {
@@ -149,8 +152,11 @@ impl Session {
         let cacheable = self.cache_cursors && cursor_config.cacheable;
         if cacheable {
             if let Some(id) = self.reuse_cached(uri.as_bytes(), cursor_config) {
-                return Ok(Opened { id, reused: true });
+                return Ok(Opened { id, reused: true, spare: false });
             }
+        }
+        if let Some(id) = self.open_spare(uri.as_bytes(), cursor_config) {
+            return Ok(Opened { id, reused: false, spare: true });
         }
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
@@ -162,7 +168,7 @@ impl Session {
         table_use.stats.add(DsrcStat::Creates, 1);
         table_use.stats.add(DsrcStat::OpenAdjust, 1);
         let id = self.cursors.add(uri, cacheable, Cursor::new(table, table_use, cursor_config));
-        Ok(Opened { id, reused: false })
+        Ok(Opened { id, reused: false, spare: false })
     }
 
     /// `WT_SESSION::open_cursor` with `to_dup`: a cursor on the same table and key, positioned
@@ -171,16 +177,20 @@ impl Session {
         let source = self.cursors.get(of);
         let key = source.key_bytes()?.to_vec();
         let uri = self.cursors.uri(of).to_string();
-        let Opened { id, reused } = self.open_cursor(conn, &uri, config)?;
+        let opened @ Opened { id, .. } = self.open_cursor(conn, &uri, config)?;
         self.set_key_with(id, |_, buf| {
             buf.extend_from_slice(&key);
             Ok(())
         });
         if let Err(e) = self.search(id) {
             self.close_for_good(id);
+            if opened.reused || opened.spare {
+                // Its handle, kept from before, goes with it.
+                self.freed.push(id);
+            }
             return Err(e);
         }
-        Ok(Opened { id, reused })
+        Ok(opened)
     }
 }
 

@@ -645,15 +645,30 @@ impl Txn {
     }
 
     /// The session closes: a running transaction rolls back (counted, as the reference counts
-    /// it), the snapshot ends, and what cannot be reclaimed yet goes to the connection.
-    fn close(&mut self) {
+    /// it), the snapshot ends, and committed history goes to the connection once what the
+    /// horizon computed last allows is reclaimed. No per-slot walk (closing is O(1) in
+    /// `session_max`): the session that adopts the rest computes a fresh horizon. Runs again,
+    /// doing nothing, when a session whose memory was kept for reuse is finally freed.
+    pub fn close(&mut self) {
         if self.running.is_some() {
             self.count(ConnStat::TxnRollbacks);
             self.abort();
         }
         self.drop_snapshot();
-        self.reclaim_now();
-        self.shared.leave(self.logs.take_committed());
+        if self.logs.queued() > 0 && self.logs.reclaim(self.oldest) > 0 {
+            self.shared.leave(self.logs.take_committed());
+        }
+    }
+
+    /// The state of a new session in the slot of this closed one (`open_session` reusing the
+    /// memory of a closed session): nothing of the previous session's transactions remains.
+    pub fn restart(&mut self, isolation: Isolation) {
+        debug_assert!(self.running.is_none() && !self.pinned, "a closed session's state");
+        self.isolation = isolation;
+        self.rollback_reason = None;
+        self.commit_sync = None;
+        self.failure = None;
+        self.set_txn_sync(None);
     }
 }
 
