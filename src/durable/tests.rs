@@ -1128,7 +1128,7 @@ fn mixed_sync_committers_and_checkpoints_recover_in_commit_order() {
         std::thread::sleep(std::time::Duration::from_millis(20));
         s.checkpoint(&conn, None).unwrap();
     }
-    s.close();
+    s.park();
     drop(s);
     stop.store(true, Ordering::Relaxed);
     for w in writers {
