@@ -21,7 +21,7 @@ use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
 use crate::store::{Mode, ReadView, Refused, Seek, SeekHint};
-use crate::txn::Txn;
+use crate::txn::{Isolation, Txn};
 
 /// Which way `search_near` landed.
 pub type Exact = i32;
@@ -221,7 +221,8 @@ impl Cursor {
     /// What a failed call leaves: the application's items, not the engine's, and no position.
     /// `copy_epoch` is the session's count of events that turn engine values into copies.
     pub fn fail(&mut self, copy_epoch: u64) {
-        self.key.drop_engine(copy_epoch);
+        // The session's copy events copy values, never keys (an engine key always goes).
+        self.key.drop_engine(0);
         self.value.drop_engine(copy_epoch);
         self.positioned = false;
     }
@@ -375,7 +376,7 @@ impl Cursor {
             if !self.config.overwrite && self.exists(view)? {
                 return Err(self.duplicate(epoch, view));
             }
-            return Err(refused_at_isolation());
+            return Err(self.refused_at_isolation());
         }
         let mode = if self.config.overwrite { Mode::Upsert } else { Mode::InsertNew };
         match txn.write(&self.table, self.key.raw(), Some(self.value.raw()), mode) {
@@ -453,7 +454,7 @@ impl Cursor {
             if !self.config.overwrite && !self.exists(txn.read_view())? {
                 return Err(self.missing(epoch));
             }
-            return Err(refused_at_isolation());
+            return Err(self.refused_at_isolation());
         }
         let mode = if self.config.overwrite { Mode::Upsert } else { Mode::UpdateExisting };
         match txn.write(&self.table, self.key.raw(), Some(self.value.raw()), mode) {
@@ -477,9 +478,14 @@ impl Cursor {
         self.require_key()?;
         self.check_writable()?;
         if !txn.can_write() {
-            if !self.exists(txn.read_view())? {
-                return Err(self.missing(epoch));
+            // Unlike update and insert, the reference finds a refused remove's key only if both
+            // the read snapshot the session holds and the newest committed state have it
+            // (difftest seed 2; c-tests/traces/isolation_remove.trace).
+            let newest = txn.effective_isolation() != Isolation::ReadUncommitted;
+            if !self.exists(txn.read_view())? || (newest && !self.exists(ReadView::LATEST)?) {
+                return Err(self.missing_removal(epoch));
             }
+            // Unlike insert and update, a remove does not make the key the application's.
             return Err(refused_at_isolation());
         }
         let on_record = self.positioned && self.key.owner() == Owner::Engine;
@@ -487,7 +493,7 @@ impl Cursor {
             Ok(()) => {}
             Err(Refused::Conflict) => return Err(self.conflict(epoch)),
             Err(Refused::Failed) => return Err(txn.take_failure()),
-            Err(_) => return Err(self.missing(epoch)),
+            Err(_) => return Err(self.missing_removal(epoch)),
         }
         if on_record {
             self.value.clear();
@@ -512,7 +518,24 @@ impl Cursor {
         Error::quiet(Kind::Rollback)
     }
 
-    /// `WT_NOTFOUND` from a write: the key stays readable, an engine value does not.
+    /// `ENOTSUP` from an insert or update refused at this isolation. The reference's write made
+    /// the key the application's before it was refused, so the key survives the failure
+    /// (difftest seed 3; c-tests/traces/write_ownership.trace).
+    fn refused_at_isolation(&mut self) -> Error {
+        self.key.mark_app();
+        refused_at_isolation()
+    }
+
+    /// `WT_NOTFOUND` from a remove: a key the application set stays readable; one the cursor
+    /// was positioned on goes, as an engine value does (difftest seed 9).
+    fn missing_removal(&mut self, epoch: u64) -> Error {
+        self.key.drop_engine(0);
+        self.value.drop_engine(epoch);
+        self.positioned = false;
+        Error::quiet(Kind::NotFound)
+    }
+
+    /// `WT_NOTFOUND` from an insert or update: the key stays readable, an engine value does not.
     fn missing(&mut self, epoch: u64) -> Error {
         self.key.mark_app();
         self.value.drop_engine(epoch);

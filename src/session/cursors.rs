@@ -480,12 +480,18 @@ impl Session {
             let value = if what.with_value { c.value_bytes().map_or(0, <[u8]>::len) } else { 0 };
             (key + value) as i64
         };
+        // An isolation that cannot write refuses the write after the auto-commit transaction
+        // began, so the refusal runs the reset walk as a failed write does (unlike argument
+        // errors, and the ENOTSUP of a read-only cursor).
+        let refusing = !self.txn.can_write() && !self.cursors.get(id).config().readonly;
         let epoch = self.copy_epoch;
         let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
             let out = op(c, epoch, txn);
             if let Err(e) = &out {
-                if !reached_data(e.kind()) {
+                // A missing key or value (EINVAL) is refused before the write starts and leaves
+                // the cursor as it was, position included (difftest seed 3).
+                if !reached_data(e.kind()) && e.kind() != Kind::Invalid {
                     c.fail(epoch);
                 }
             }
@@ -497,7 +503,10 @@ impl Session {
         let table_stats = &self.cursors.get(id).table_use().stats;
         table_stats.add(counted.table_calls, 1);
         table_stats.add(what.table_bytes, bytes);
-        let reached = out.as_ref().err().is_some_and(|e| reached_data(e.kind()));
+        let reached = out
+            .as_ref()
+            .err()
+            .is_some_and(|e| reached_data(e.kind()) || (refusing && e.kind() == Kind::NotSupported));
         self.write_done(&out, reached);
         out
     }

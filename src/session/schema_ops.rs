@@ -60,7 +60,21 @@ impl Session {
             },
         };
         check_columns(&spec)?;
-        conn.create_table(spec, cfg.bool("exclusive"))
+        let existed = conn.registry().get(name).is_some();
+        conn.create_table(spec, cfg.bool("exclusive"))?;
+        if !existed {
+            self.schema_written();
+        }
+        Ok(())
+    }
+
+    /// A create or drop that changed the schema is, in the reference, a successful auto-commit
+    /// write (of its metadata): the session's engine-owned values become copies, as after any
+    /// such write (traces/README.md §5.3; difftest seed 5, c-tests/traces/schema_copy.trace).
+    fn schema_written(&mut self) {
+        if !self.txn.is_running() {
+            self.copy_epoch += 1;
+        }
     }
 
     /// `WT_SESSION::drop` for `table:NAME`, counted as a successful or failed table drop.
@@ -106,6 +120,7 @@ impl Session {
             other => {
                 if other.is_ok() {
                     self.tables.remove(name);
+                    self.schema_written();
                 }
                 other
             }
