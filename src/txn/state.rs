@@ -313,8 +313,13 @@ impl Txn {
             running.doomed = true;
             return Err(Error::invalid("not permitted in a running transaction"));
         }
-        self.drop_snapshot();
         let isolation = isolation.unwrap_or(self.isolation);
+        // A read-committed transaction goes on reading in the snapshot the session holds while a
+        // cursor is positioned, as the reference does (difftest seed 32).
+        let keep = isolation == Isolation::ReadCommitted && self.pinned;
+        if !keep {
+            self.drop_snapshot();
+        }
         self.running = Some(Running { isolation, doomed: false });
         self.view.txn = TXN_COMMITTED;
         self.rollback_reason = None;
@@ -324,6 +329,9 @@ impl Txn {
             self.txn_snapshot = true;
         }
         self.txn_read_committed = isolation == Isolation::ReadCommitted;
+        if keep {
+            self.search_ready = false;
+        }
         Ok(())
     }
 
