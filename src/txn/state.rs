@@ -73,7 +73,8 @@ pub struct Txn {
     pinned: bool,
     /// Whether the running snapshot transaction owns `read_ts` (nothing else ends it).
     txn_snapshot: bool,
-    /// Whether a read-committed transaction runs (its searches refresh before they search).
+    /// Whether reads run at read-committed: a read-committed transaction, or auto-commit in a
+    /// read-committed session (searches refresh before they search; difftest seed 57).
     txn_read_committed: bool,
     /// The search hot path's one test: a view is held and no read-committed transaction runs
     /// (kept equal to `view.ts != NO_SNAPSHOT && !txn_read_committed`).
@@ -154,6 +155,7 @@ impl Txn {
     pub fn set_isolation(&mut self, isolation: Isolation) {
         self.release_read();
         self.isolation = isolation;
+        self.txn_read_committed = isolation == Isolation::ReadCommitted;
     }
 
     /// Whether an explicit transaction is running.
@@ -168,8 +170,8 @@ impl Txn {
         self.running.map_or(self.isolation, |r| r.isolation)
     }
 
-    /// Whether a read-committed transaction runs: its searches give up the cursor's position
-    /// before they search (`Session::read_or_refresh`).
+    /// Whether reads run at read-committed: searches give up the cursor's position before they
+    /// search (`Session::read_or_refresh`).
     #[inline]
     pub fn refreshes_before_search(&self) -> bool {
         self.txn_read_committed
@@ -220,6 +222,17 @@ impl Txn {
     pub fn read_view(&mut self) -> ReadView {
         if self.view.ts == NO_SNAPSHOT {
             self.take_snapshot();
+        }
+        self.view
+    }
+
+    /// The view a checkpoint writes: committed data as of now, whatever the session's isolation
+    /// (a read-uncommitted view would carry uncommitted updates into the tree; difftest seed 91).
+    pub fn checkpoint_view(&mut self) -> ReadView {
+        if self.view.ts == NO_SNAPSHOT || !self.pinned {
+            self.view.ts = self.shared.pins.pin(self.slot, &self.shared.clock);
+            self.pinned = true;
+            self.search_ready = false;
         }
         self.view
     }
@@ -402,7 +415,7 @@ impl Txn {
     fn end(&mut self) {
         self.running = None;
         self.txn_snapshot = false;
-        self.txn_read_committed = false;
+        self.txn_read_committed = self.isolation == Isolation::ReadCommitted;
         self.view.txn = TXN_COMMITTED;
         self.drop_snapshot();
     }
