@@ -161,6 +161,23 @@ e('s1', 'c11', 'set_key', 'b'); e('s1', 'c11', 'search'); e('s1', 'c11', 'get_va
 e('s1', 'c11', 'reset'); e('s1', 'c13', 'reset')
 e('s1', '-', 'session_reconfigure', 'isolation=snapshot')
 
+c('episode: a create ends the session\'s auto-commit read snapshot, as a successful write does (seed 102)')
+e('s2', 'c12', 'reset'); e('s2', 'c12', 'set_key', 'b'); e('s2', 'c12', 'search')
+e('s0', 'c10', 'set_key', 'c'); e('s0', 'c10', 'set_value', 'vc3'); e('s0', 'c10', 'update')
+e('s2', 'c14', 'set_key', 'c'); e('s2', 'c14', 'search'); e('s2', 'c14', 'get_value')
+e('s2', '-', 'create', 'table:n4', 'key_format=S,value_format=S')
+e('s2', 'c14', 'set_key', 'c'); e('s2', 'c14', 'search'); e('s2', 'c14', 'get_value')
+e('s2', 'c12', 'reset'); e('s2', 'c14', 'reset')
+
+c('episode: a write refused at read-committed by the only positioned cursor checks a fresh snapshot (seed 157)')
+e('s1', '-', 'session_reconfigure', 'isolation=read-committed')
+e('s1', 'c13', 'reconfigure', 'overwrite=false')
+e('s1', 'c13', 'set_key', 'b'); e('s1', 'c13', 'search')
+ins('s0', 'c10', 'bz', 'new')
+e('s1', 'c13', 'set_key', 'bz'); e('s1', 'c13', 'insert'); e('s1', 'c13', 'get_value')
+e('s1', 'c13', 'reset')
+e('s1', '-', 'session_reconfigure', 'isolation=snapshot')
+
 c('episode: checkpoint of an in-memory database is ENOTSUP even inside a transaction (seed 6)')
 e('s1', '-', 'begin_transaction', '-')
 e('s1', '-', 'checkpoint', '-')

@@ -10,7 +10,7 @@ use crate::error::{Kind, Result};
 use crate::stats::counters::{ConnStat, DsrcStat};
 use crate::pack::Format;
 use crate::store::ReadView;
-use crate::txn::Txn;
+use crate::txn::{Isolation, Txn};
 
 use super::cache::{CursorCache, Sweep, SweepReport};
 use super::pinned::Pinned;
@@ -484,6 +484,16 @@ impl Session {
         // began, so the refusal runs the reset walk as a failed write does (unlike argument
         // errors, and the ENOTSUP of a read-only cursor).
         let refusing = !self.txn.can_write() && !self.cursors.get(id).config().readonly;
+        if refusing
+            && self.txn.effective_isolation() == Isolation::ReadCommitted
+            && self.cursors.positioned() == 1
+            && self.cursors.get(id).is_positioned()
+        {
+            // At read-committed the writing cursor gives its position up first, as a search does
+            // (§5.7): when it was the only one positioned, the existence checks see a fresh
+            // snapshot (difftest seed 157).
+            let _ = self.txn.fresh_view();
+        }
         let epoch = self.copy_epoch;
         let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {

@@ -69,11 +69,13 @@ impl Session {
     }
 
     /// A create or drop that changed the schema is, in the reference, a successful auto-commit
-    /// write (of its metadata): the session's engine-owned values become copies, as after any
-    /// such write (traces/README.md §5.3; difftest seed 5, c-tests/traces/schema_copy.trace).
+    /// write (of its metadata): the session's engine-owned values become copies and its read
+    /// snapshot ends, as after any such write (traces/README.md §5.3, §5.6; difftest seeds 5
+    /// and 102, c-tests/traces/difftest_regressions.trace).
     fn schema_written(&mut self) {
         if !self.txn.is_running() {
             self.copy_epoch += 1;
+            self.txn.end_read_snapshot();
         }
     }
 

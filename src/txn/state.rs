@@ -110,7 +110,7 @@ impl Txn {
             view: ReadView::at(NO_SNAPSHOT, TXN_COMMITTED),
             pinned: false,
             txn_snapshot: false,
-            txn_read_committed: false,
+            txn_read_committed: isolation == Isolation::ReadCommitted,
             search_ready: false,
             logs: Logs::default(),
             oldest: 0,
@@ -149,6 +149,14 @@ impl Txn {
     /// The session's isolation.
     pub fn isolation(&self) -> Isolation {
         self.isolation
+    }
+
+    /// Ends the auto-commit read snapshot, as a successful auto-commit write does (for schema
+    /// changes, which the reference commits as metadata writes; difftest seed 102).
+    pub fn end_read_snapshot(&mut self) {
+        if self.running.is_none() {
+            self.release_read();
+        }
     }
 
     /// Sets the session's isolation (`open_session`/`reconfigure`; never inside a transaction).
