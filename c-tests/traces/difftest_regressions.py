@@ -178,6 +178,16 @@ e('s1', 'c13', 'set_key', 'bz'); e('s1', 'c13', 'insert'); e('s1', 'c13', 'get_v
 e('s1', 'c13', 'reset')
 e('s1', '-', 'session_reconfigure', 'isolation=snapshot')
 
+c('episode: an auto-commit insert-if-absent while a cursor of the session is positioned is judged against')
+c('the held read snapshot: a key removed since is still a duplicate (seeds 1025, 1064)')
+e('s2', 'c12', 'set_key', 'd'); e('s2', 'c12', 'search')
+e('s0', 'c10', 'set_key', 'f'); e('s0', 'c10', 'remove')
+e('s2', 'c14', 'reconfigure', 'overwrite=false')
+e('s2', 'c14', 'set_key', 'f'); e('s2', 'c14', 'set_value', 'vf2'); e('s2', 'c14', 'insert')
+e('s2', 'c14', 'get_key'); e('s2', 'c14', 'get_value')
+e('s2', 'c12', 'reset'); e('s2', 'c14', 'reset')
+e('s2', 'c14', 'set_key', 'f'); e('s2', 'c14', 'set_value', 'vf2'); e('s2', 'c14', 'insert')
+
 c('episode: checkpoint of an in-memory database is ENOTSUP even inside a transaction (seed 6)')
 e('s1', '-', 'begin_transaction', '-')
 e('s1', '-', 'checkpoint', '-')

@@ -276,6 +276,7 @@ impl Txn {
     pub fn existing_view(&mut self) -> ReadView {
         match self.running {
             Some(_) => self.read_view(),
+            None if self.pinned && self.view.ts != NO_SNAPSHOT => self.view,
             None => ReadView::LATEST,
         }
     }
@@ -556,6 +557,19 @@ impl Txn {
                 }
             }
         } else {
+            if mode == Mode::InsertNew && self.pinned && self.view.ts != NO_SNAPSHOT {
+                // While a cursor of the session is positioned, the auto-commit read snapshot is
+                // held, and the reference judges an insert-if-absent against it: a key it sees is
+                // a duplicate, even if removed since (difftest seeds 1025, 1064).
+                match table.layers().read(key, &self.view, &guard) {
+                    Ok(Some(_)) => return Err(Refused::Exists),
+                    Ok(None) => {}
+                    Err(e) => {
+                        self.failure = Some(e);
+                        return Err(Refused::Failed);
+                    }
+                }
+            }
             let ctx = WriteCtx { txn: self.shared.pins.next_txn_id(self.slot), snapshot: TS_LATEST };
             let mut spins = 0;
             let written = loop {
