@@ -496,6 +496,20 @@ impl Cursor {
             return Err(refused_at_isolation());
         }
         let on_record = self.positioned && self.key.owner() == Owner::Engine;
+        if on_record {
+            // An auto-commit remove of the record the cursor is on, while the session holds its
+            // read snapshot, conflicts with a commit made to it since (difftest seed 1091).
+            if let Some(view) = txn.held_autocommit_view() {
+                let guard = Guard::new();
+                let newer = self.table.index().head(self.key.raw(), &guard).is_some_and(|v| {
+                    let ts = v.commit_ts.load(std::sync::atomic::Ordering::Acquire);
+                    ts != crate::store::TS_PENDING && ts > view.ts
+                });
+                if newer {
+                    return Err(self.conflict_removal(epoch));
+                }
+            }
+        }
         match txn.write(&self.table, self.key.raw(), None, Mode::Remove) {
             Ok(()) => {}
             Err(Refused::Conflict) => return Err(self.conflict_removal(epoch)),

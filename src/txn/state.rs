@@ -151,6 +151,11 @@ impl Txn {
         self.isolation
     }
 
+    /// The auto-commit read snapshot the session holds while a cursor is positioned, if any.
+    pub fn held_autocommit_view(&self) -> Option<ReadView> {
+        (self.running.is_none() && self.pinned && self.view.ts != NO_SNAPSHOT).then_some(self.view)
+    }
+
     /// Ends the auto-commit read snapshot, as a successful auto-commit write does (for schema
     /// changes, which the reference commits as metadata writes; difftest seed 102).
     pub fn end_read_snapshot(&mut self) {
