@@ -3,10 +3,27 @@
  * format in spec/traces/README.md) against the library it is linked with, and reports every
  * step whose outcome differs from the recording.
  *
- *   replay [--verbose] [--messages] [--expected PATH] [--write-expected REASON] [FILE...]
+ *   replay [--verbose] [--messages] [--first] [--expected PATH] [--write-expected REASON]
+ *          [FILE...]
+ *   replay --record OUT FILE
  *
- * With no FILE it replays the five traces under c-tests/traces/ (paths relative to the current
- * directory, normally the repository root).
+ * With no FILE it replays every *.trace under c-tests/traces/ (paths relative to the current
+ * directory, normally the repository root), in name order.
+ *
+ * --first stops each trace at its first unexpected failure (a differential run: after one
+ * difference the two engines' states differ, so later steps say nothing more).
+ *
+ * --record OUT runs FILE against the library and writes it to OUT with every step's outcome
+ * columns replaced by what this library did (the step's own outcome columns, e.g. a "?"
+ * placeholder from tools/difftest-gen, are ignored), each followed by its "#msg" lines; the
+ * cursor formats come from the library. Comment lines are copied, "# recorded from:" gets this
+ * library's wiredtiger_version. This is how the generated traces are recorded from the
+ * reference (tools/difftest).
+ *
+ * Two ops beyond the recorded traces' table: "drop" (2: uri, config) and "checkpoint"
+ * (1: config), the same-named session methods. A wiredtiger_open whose config does not say
+ * in_memory=true gets a home directory of its own instead of NULL: created empty when the trace
+ * first opens on disk, kept across conn_close and reopen within the trace, removed at its end.
  *
  * For each step the program makes exactly the call the README's op table names, renders the
  * outcome the way the recorder did (rc, then the outputs), and compares it as text with the
@@ -42,7 +59,10 @@
  *   cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I include -I c-tests c-tests/replay.c \
  *     c-tests/util.c -L<libdir> -lunlatched -lpthread
  */
+#define _XOPEN_SOURCE 700 /* mkdtemp, nftw, opendir */
 #include <ctype.h>
+#include <dirent.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1278,7 +1298,8 @@ static int ncursors;
 static char **argstrs; /* argument strings of the current trace, freed at its end */
 static int nargstrs, capargstrs;
 
-static bool opt_verbose, opt_messages;
+static bool opt_verbose, opt_messages, opt_first, opt_record;
+static char *home_dir; /* the on-disk home of the current trace, created on first use */
 
 /* Set before each step, for the crash report. */
 static const char *cur_file = "-", *cur_op = "-";
@@ -1383,7 +1404,7 @@ static const struct {
   {"session_reconfigure", 1}, {"close", 0}, {"reconfigure", 1}, {"set_key", 1},
   {"set_value", 1}, {"get_key", 0}, {"get_value", 0}, {"next", 0}, {"prev", 0}, {"reset", 0},
   {"search", 0}, {"insert", 0}, {"update", 0}, {"remove", 0}, {"search_near", 0},
-  {"compare", 1}, {"equals", 1}};
+  {"compare", 1}, {"equals", 1}, {"drop", 2}, {"checkpoint", 1}};
 
 static int
 op_arity(const char *op)
@@ -1393,6 +1414,29 @@ op_arity(const char *op)
         if (strcmp(op_table[i].op, op) == 0)
             return op_table[i].arity;
     return -1;
+}
+
+/* Parses the formats of an opened cursor into its slot (NULL formats: unusable). */
+static void
+slot_formats_of(cslot *cs, const char *kf, const char *vf, const char *config)
+{
+    sbuf err = {NULL, 0, 0};
+
+    cs->raw = config != NULL && strcmp(config, "raw") == 0;
+    free(cs->why);
+    cs->why = NULL;
+    cs->nk = cs->nv = -1;
+    if (kf != NULL && vf != NULL) {
+        cs->nk = parse_format(kf, cs->raw, cs->kf, &err);
+        if (cs->nk > 0)
+            cs->nv = parse_format(vf, cs->raw, cs->vf, &err);
+    } else
+        sb_puts(&err, "the open_cursor failed");
+    if (cs->nk <= 0 || cs->nv <= 0) {
+        cs->nk = cs->nv = -1;
+        cs->why = err.p == NULL ? xstrdup("no formats") : err.p;
+    } else
+        sb_free(&err);
 }
 
 /* Parses the recorded formats of an open_cursor step into the cursor's slot. */
@@ -1426,6 +1470,50 @@ slot_formats(cslot *cs, const step_t *st, int arrow, const char *config)
         sb_free(&err);
 }
 
+static int
+remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Removes the current trace's on-disk home, if it made one. */
+static void
+home_remove(void)
+{
+    if (home_dir == NULL)
+        return;
+    (void)nftw(home_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(home_dir);
+    home_dir = NULL;
+}
+
+/*
+ * The home a wiredtiger_open gets: NULL for an in-memory database (as the recorded traces were
+ * made), else the trace's own directory, made empty on first use.
+ */
+static const char *
+open_home(const char *config)
+{
+    const char *tmp;
+    sbuf path = {NULL, 0, 0};
+
+    if (config != NULL && strstr(config, "in_memory=true") != NULL)
+        return NULL;
+    if (home_dir != NULL)
+        return home_dir;
+    tmp = getenv("TMPDIR");
+    sb_printf(&path, "%s/replay-home.XXXXXX", tmp == NULL || *tmp == '\0' ? "/tmp" : tmp);
+    if (mkdtemp(path.p) == NULL) {
+        fprintf(stderr, "replay: cannot create a home directory under %s\n", path.p);
+        exit(2);
+    }
+    home_dir = path.p;
+    return home_dir;
+}
+
 /*
  * Performs one step and renders its outcome into `got` (columns separated by TAB, as the
  * columns after "->" are).
@@ -1452,7 +1540,7 @@ exec_step(const step_t *st, sbuf *got)
             return;
         }
         conn = NULL;
-        rc = wiredtiger_open(NULL, &recorder.iface, a0, &conn);
+        rc = wiredtiger_open(open_home(a0), &recorder.iface, a0, &conn);
         if (rc != 0)
             conn = NULL;
         sb_printf(got, "%d", rc);
@@ -1530,6 +1618,14 @@ exec_step(const step_t *st, sbuf *got)
         sb_printf(got, "%d", s->create(s, a0, a1));
         return;
     }
+    if (strcmp(op, "drop") == 0) {
+        sb_printf(got, "%d", s->drop(s, a0, a1));
+        return;
+    }
+    if (strcmp(op, "checkpoint") == 0) {
+        sb_printf(got, "%d", s->checkpoint(s, a0));
+        return;
+    }
     if (strcmp(op, "open_cursor") == 0) {
         if ((cidx = name_index(st->cols[2], 'c')) < 0) {
             sb_puts(got, "[malformed cursor name]");
@@ -1539,8 +1635,12 @@ exec_step(const step_t *st, sbuf *got)
         cursor_forget(cs);
         cs->opened = true;
         cs->session = sidx;
-        slot_formats(cs, st, arrow, a1);
+        if (!opt_record)
+            slot_formats(cs, st, arrow, a1);
         rc = s->open_cursor(s, a0, NULL, a1, &c);
+        if (opt_record) /* the formats are this library's */
+            slot_formats_of(
+              cs, rc == 0 ? c->key_format : NULL, rc == 0 ? c->value_format : NULL, a1);
         if (rc != 0) {
             sb_printf(got, "%d", rc);
             return;
@@ -1784,9 +1884,15 @@ run_trace(trace_t *t, counts_t *ct)
         printf("] got [");
         print_cols(got.p);
         printf("]\n");
+        if (opt_first && ct->unexpected > 0) {
+            printf("STOP %s:%d: the first unexpected difference; the rest of the trace is not run\n",
+              t->name, st->step);
+            break;
+        }
     }
     if (conn != NULL) /* the trace did not close it */
         (void)conn->close(conn, NULL);
+    home_remove();
     state_reset();
     recorder_clear();
     sb_free(&got);
@@ -1794,13 +1900,135 @@ run_trace(trace_t *t, counts_t *ct)
     fflush(stdout);
 }
 
+/*
+ * --record: runs the trace at `in` line by line and writes it to `out` with this library's
+ * outcomes (see the head comment). Returns the process status.
+ */
+static int
+record_trace(const char *in, const char *out)
+{
+    char *data = read_file(in, NULL), **lines;
+    sbuf got = {NULL, 0, 0};
+    FILE *f;
+    int nlines, i, j;
+
+    if (data == NULL) {
+        fprintf(stderr, "replay: cannot read %s\n", in);
+        return 2;
+    }
+    if ((f = fopen(out, "w")) == NULL) {
+        fprintf(stderr, "replay: cannot write %s\n", out);
+        return 2;
+    }
+    /* Line-buffered: a run that hangs (and is killed) still shows the step it hung in. */
+    setvbuf(f, NULL, _IOLBF, 0);
+    cur_file = base_name(in);
+    lines = split(data, '\n', &nlines);
+    for (i = 0; i < nlines; i++) {
+        char *l = lines[i], *copy;
+        step_t st;
+        int arity, arrow;
+
+        if (l[0] == '\0' && i == nlines - 1)
+            break;
+        if (strncmp(l, "#msg\t", 5) == 0 || strncmp(l, "#note\t", 6) == 0)
+            continue; /* outcomes of another run */
+        if (strncmp(l, "# recorded from:", 16) == 0) {
+            fprintf(f, "# recorded from: %s\n", wiredtiger_version(NULL, NULL, NULL));
+            continue;
+        }
+        if (l[0] == '#' || l[0] == '\0') {
+            fprintf(f, "%s\n", l);
+            continue;
+        }
+        copy = xstrdup(l);
+        st.step = atoi(l);
+        st.cols = split(copy, '\t', &st.ncols);
+        arity = st.ncols > 3 ? op_arity(st.cols[3]) : -1;
+        arrow = 4 + arity;
+        cur_step = st.step;
+        cur_op = st.ncols > 3 ? st.cols[3] : "?";
+        sb_reset(&got);
+        recorder_clear();
+        if (st.ncols < 5)
+            sb_puts(&got, "[malformed step line]");
+        else
+            exec_step(&st, &got);
+        if (arity < 0 || arrow >= st.ncols) {
+            fprintf(stderr, "replay: %s:%d: malformed step line\n", in, st.step);
+            return 2;
+        }
+        for (j = 0; j <= arrow; j++)
+            fprintf(f, "%s%s", j > 0 ? "\t" : "", st.cols[j]);
+        fprintf(f, "\t%s\n", got.p);
+        for (j = 0; j < recorder.n; j++)
+            fprintf(f, "#msg\t%d\t%s\n", st.step, recorder.msgs[j]);
+        free(st.cols);
+        free(copy);
+        tot_passed++;
+    }
+    if (conn != NULL)
+        (void)conn->close(conn, NULL);
+    home_remove();
+    state_reset();
+    recorder_clear();
+    free(recorder.msgs);
+    sb_free(&got);
+    free(lines);
+    free(data);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "replay: cannot write %s\n", out);
+        return 2;
+    }
+    printf("recorded %ld steps into %s\n", tot_passed, out);
+    return 0;
+}
+
+static int
+compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The default FILEs: every *.trace under c-tests/traces/, in name order. */
+static const char **
+default_traces(int *np)
+{
+    const char *dir = "c-tests/traces";
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    const char **v = NULL;
+    int n = 0;
+
+    if (d == NULL) {
+        fprintf(stderr, "replay: cannot open %s\n", dir);
+        exit(2);
+    }
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        sbuf path = {NULL, 0, 0};
+        if (len <= 6 || strcmp(e->d_name + len - 6, ".trace") != 0)
+            continue;
+        sb_printf(&path, "%s/%s", dir, e->d_name);
+        v = xrealloc(v, sizeof(char *) * (size_t)(n + 1));
+        v[n++] = path.p;
+    }
+    closedir(d);
+    qsort(v, (size_t)n, sizeof(char *), compare_names);
+    *np = n;
+    return v;
+}
+
 static void
 usage(void)
 {
     fprintf(stderr,
-      "usage: replay [--verbose] [--messages] [--expected PATH] [--write-expected REASON] "
-      "[FILE...]\n"
-      "  default FILEs: the five traces under c-tests/traces/\n"
+      "usage: replay [--verbose] [--messages] [--first] [--expected PATH] "
+      "[--write-expected REASON] [FILE...]\n"
+      "       replay --record OUT FILE\n"
+      "  default FILEs: every *.trace under c-tests/traces/\n"
+      "  --first            stop each trace at its first unexpected failure\n"
+      "  --record OUT       run FILE and write it to OUT with this library's outcomes\n"
       "  --verbose          print every step and its outcome\n"
       "  --messages         also compare error messages with the #msg lines\n"
       "  --expected PATH    the expected-failures list (default "
@@ -1811,12 +2039,10 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
-    static const char *defaults[] = {"c-tests/traces/cursor_s.trace",
-      "c-tests/traces/cursor_q.trace", "c-tests/traces/two_cursors.trace",
-      "c-tests/traces/txn.trace", "c-tests/traces/formats.trace"};
     const char **files, *expected_path = "c-tests/traces/expected-failures.txt",
-                        *write_reason = NULL;
+                        *write_reason = NULL, *record_out = NULL;
     int nfiles = 0, i, k, status;
+    bool owned_files = false; /* the paths in files are malloc'd (default_traces) */
     trace_t *traces;
     counts_t *counts, total;
 
@@ -1826,6 +2052,10 @@ main(int argc, char *argv[])
             opt_verbose = true;
         else if (strcmp(argv[i], "--messages") == 0)
             opt_messages = true;
+        else if (strcmp(argv[i], "--first") == 0)
+            opt_first = true;
+        else if (strcmp(argv[i], "--record") == 0 && i + 1 < argc)
+            record_out = argv[++i];
         else if (strcmp(argv[i], "--expected") == 0 && i + 1 < argc)
             expected_path = argv[++i];
         else if (strcmp(argv[i], "--write-expected") == 0 && i + 1 < argc)
@@ -1839,9 +2069,15 @@ main(int argc, char *argv[])
         } else
             files[nfiles++] = argv[i];
     }
-    if (nfiles == 0)
-        for (; nfiles < 5; nfiles++)
-            files[nfiles] = defaults[nfiles];
+    if (record_out != NULL && nfiles != 1) {
+        usage();
+        return 2;
+    }
+    if (nfiles == 0) {
+        free(files);
+        files = default_traces(&nfiles);
+        owned_files = true;
+    }
     if (write_reason != NULL && strpbrk(write_reason, "\t\n") != NULL) {
         fprintf(stderr, "replay: the reason must not contain TAB or newline\n");
         return 2;
@@ -1854,6 +2090,10 @@ main(int argc, char *argv[])
     signal(SIGILL, on_crash);
     signal(SIGABRT, on_crash);
 
+    if (record_out != NULL) {
+        opt_record = true;
+        return record_trace(files[0], record_out);
+    }
     load_expected(expected_path);
 
     traces = xcalloc((size_t)nfiles, sizeof(trace_t));
@@ -1925,6 +2165,8 @@ main(int argc, char *argv[])
     free(xfails);
     free(traces);
     free(counts);
+    for (i = 0; owned_files && i < nfiles; i++)
+        free((char *)files[i]);
     free(files);
     recorder_clear();
     free(recorder.msgs);

@@ -66,7 +66,11 @@ impl Cursor {
                 self.fixed_land(n, &value, epoch);
                 Ok(())
             }
-            None => Err(Error::quiet(Kind::NotFound)),
+            None => {
+                // A search that misses leaves its key readable (see `Cursor::search`).
+                self.key.mark_app();
+                Err(Error::quiet(Kind::NotFound))
+            }
         }
     }
 

@@ -25,7 +25,7 @@ use scc::Guard;
 use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
-use crate::store::{Mode, ReadView, Refused, Seek, SeekHint};
+use crate::store::{Mode, ReadView, Refused, Seek, SeekHint, TXN_COMMITTED};
 use crate::txn::Txn;
 
 /// Which way `search_near` landed.
@@ -250,7 +250,8 @@ impl Cursor {
     /// What a failed call leaves: the application's items, not the engine's, and no position.
     /// `copy_epoch` is the session's count of events that turn engine values into copies.
     pub fn fail(&mut self, copy_epoch: u64) {
-        self.key.drop_engine(copy_epoch);
+        // The session's copy events copy values, never keys (an engine key always goes).
+        self.key.drop_engine(0);
         self.value.drop_engine(copy_epoch);
         self.positioned = false;
     }
@@ -281,7 +282,10 @@ impl Cursor {
         if self.fixed {
             return self.fixed_search(epoch, view);
         }
+        // A search that misses leaves its key readable even when the cursor was positioned on
+        // it: the search made the key the application's (difftest seed 93).
         if self.table.tree().is_none() {
+            self.key.mark_app();
             return Err(Error::quiet(Kind::NotFound));
         }
         // The index did not have it as a value: the layers decide (a removal in the index, or
@@ -289,6 +293,7 @@ impl Cursor {
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let Some(value) = table.layers().read(parts.key.raw(), view, &guard)? else {
+            parts.key.mark_app();
             return Err(Error::quiet(Kind::NotFound));
         };
         parts.value.set_engine(&value, epoch);
@@ -363,7 +368,10 @@ impl Cursor {
                 record = near(view)?;
             }
         }
-        let record = record.ok_or(Error::quiet(Kind::NotFound))?;
+        let Some(record) = record else {
+            parts.key.mark_app(); // as search (difftest seed 93)
+            return Err(Error::quiet(Kind::NotFound));
+        };
         let exact = match record.0.as_ref().cmp(target) {
             Ordering::Less => -1,
             Ordering::Equal => 0,
@@ -472,7 +480,7 @@ impl Cursor {
             if !self.config.overwrite && self.exists(view)? {
                 return Err(self.duplicate(epoch, view));
             }
-            return Err(refused_at_isolation());
+            return Err(self.refused_at_isolation());
         }
         if self.fixed && !self.config.overwrite && self.fixed_exists(txn)? {
             // Every record below the largest exists, stored or not.
@@ -557,7 +565,7 @@ impl Cursor {
             if !self.config.overwrite && !self.exists(txn.read_view())? {
                 return Err(self.missing(epoch));
             }
-            return Err(refused_at_isolation());
+            return Err(self.refused_at_isolation());
         }
         let mut mode = if self.config.overwrite { Mode::Upsert } else { Mode::UpdateExisting };
         if self.fixed && mode == Mode::UpdateExisting && self.fixed_exists(txn)? {
@@ -585,16 +593,40 @@ impl Cursor {
             return Err(self.missing(epoch));
         }
         if !txn.can_write() {
-            if !self.exists(txn.read_view())? {
-                return Err(self.missing(epoch));
+            // Unlike update and insert, the reference finds a refused remove's key only if both
+            // the read snapshot the session holds and the newest version, committed or not,
+            // have it (difftest seeds 2 and 40; c-tests/traces/difftest_regressions.trace).
+            let newest = ReadView::uncommitted(TXN_COMMITTED);
+            if !self.exists(txn.read_view())? || !self.exists(newest)? {
+                return Err(self.missing_removal(epoch));
             }
+            // Unlike insert and update, a remove does not make the key the application's.
             return Err(refused_at_isolation());
         }
         let on_record = self.positioned && self.key.owner() == Owner::Engine;
+        if on_record {
+            // An auto-commit remove of the record the cursor is on, while the session holds its
+            // read snapshot, conflicts with a commit made to it since (difftest seed 1091).
+            if let Some(view) = txn.held_autocommit_view() {
+                let guard = Guard::new();
+                let newer = self.table.index().head(self.key.raw(), &guard).is_some_and(|v| {
+                    let ts = v.commit_ts.load(std::sync::atomic::Ordering::Acquire);
+                    ts != crate::store::TS_PENDING && ts > view.ts
+                });
+                if newer {
+                    return Err(self.conflict_removal(epoch));
+                }
+            }
+        }
         if self.fixed {
             self.fixed_remove(epoch, txn)?;
-        } else if let Err(refused) = txn.write(&self.table, self.key.raw(), None, Mode::Remove) {
-            return Err(self.refused(refused, epoch, txn));
+        } else {
+            match txn.write(&self.table, self.key.raw(), None, Mode::Remove) {
+                Ok(()) => {}
+                Err(Refused::Conflict) => return Err(self.conflict_removal(epoch)),
+                Err(Refused::Failed) => return Err(txn.take_failure()),
+                Err(_) => return Err(self.missing_removal(epoch)),
+            }
         }
         if on_record {
             self.value.clear();
@@ -629,7 +661,31 @@ impl Cursor {
         }
     }
 
-    /// `WT_NOTFOUND` from a write: the key stays readable, an engine value does not.
+    /// `ENOTSUP` from an insert or update refused at this isolation. The reference's write made
+    /// the key the application's before it was refused, so the key survives the failure
+    /// (difftest seed 3; c-tests/traces/write_ownership.trace).
+    fn refused_at_isolation(&mut self) -> Error {
+        self.key.mark_app();
+        refused_at_isolation()
+    }
+
+    /// `WT_ROLLBACK` from a remove: as [`conflict`](Self::conflict), but a key the cursor was
+    /// positioned on goes (a remove does not make it the application's; difftest seed 37).
+    fn conflict_removal(&mut self, epoch: u64) -> Error {
+        self.key.drop_engine(0);
+        self.conflict(epoch)
+    }
+
+    /// `WT_NOTFOUND` from a remove: a key the application set stays readable; one the cursor
+    /// was positioned on goes, as an engine value does (difftest seed 9).
+    fn missing_removal(&mut self, epoch: u64) -> Error {
+        self.key.drop_engine(0);
+        self.value.drop_engine(epoch);
+        self.positioned = false;
+        Error::quiet(Kind::NotFound)
+    }
+
+    /// `WT_NOTFOUND` from an insert or update: the key stays readable, an engine value does not.
     fn missing(&mut self, epoch: u64) -> Error {
         self.key.mark_app();
         self.value.drop_engine(epoch);

@@ -308,7 +308,7 @@ impl Durable {
     pub fn checkpoint_in(&self, registry: &Registry, txn: &mut Txn) -> Result<()> {
         txn.reset_snapshot()?;
         let oldest = txn.oldest();
-        let out = self.checkpoint(registry, || txn.read_view(), &|| oldest);
+        let out = self.checkpoint(registry, || txn.checkpoint_view(), &|| oldest);
         txn.reset_snapshot()?;
         out
     }

@@ -10,7 +10,7 @@ use crate::error::{Kind, Result};
 use crate::stats::counters::{ConnStat, DsrcStat};
 use crate::pack::Format;
 use crate::store::ReadView;
-use crate::txn::Txn;
+use crate::txn::{Isolation, Txn};
 
 use super::cache::{CursorCache, Sweep, SweepReport};
 use super::pinned::Pinned;
@@ -560,12 +560,28 @@ impl Session {
             let value = if what.with_value { c.value_bytes().map_or(0, <[u8]>::len) } else { 0 };
             (key + value) as i64
         };
+        // An isolation that cannot write refuses the write after the auto-commit transaction
+        // began, so the refusal runs the reset walk as a failed write does (unlike argument
+        // errors, and the ENOTSUP of a read-only cursor).
+        let refusing = !self.txn.can_write() && !self.cursors.get(id).config().readonly;
+        if refusing
+            && self.txn.effective_isolation() == Isolation::ReadCommitted
+            && self.cursors.positioned() == 1
+            && self.cursors.get(id).is_positioned()
+        {
+            // At read-committed the writing cursor gives its position up first, as a search does
+            // (§5.7): when it was the only one positioned, the existence checks see a fresh
+            // snapshot (difftest seed 157).
+            let _ = self.txn.fresh_view();
+        }
         let epoch = self.copy_epoch;
         let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
             let out = op(c, epoch, txn);
             if let Err(e) = &out {
-                if !reached_data(e.kind()) {
+                // A missing key or value (EINVAL) is refused before the write starts and leaves
+                // the cursor as it was, position included (difftest seed 3).
+                if !reached_data(e.kind()) && e.kind() != Kind::Invalid {
                     c.fail(epoch);
                 }
             }
@@ -583,7 +599,10 @@ impl Session {
             }
             None => self.stats().record(calls),
         }
-        let reached = out.as_ref().err().is_some_and(|e| reached_data(e.kind()));
+        let reached = out
+            .as_ref()
+            .err()
+            .is_some_and(|e| reached_data(e.kind()) || (refusing && e.kind() == Kind::NotSupported));
         self.write_done(&out, reached);
         out
     }

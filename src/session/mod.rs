@@ -221,10 +221,15 @@ impl Session {
     /// `WT_SESSION::checkpoint`.
     pub fn checkpoint(&mut self, conn: &Connection, config: Option<&str>) -> Result<()> {
         self.in_txn(config::validate(Method::Checkpoint, config, None).map_err(Error::from))?;
-        self.not_in_transaction()?;
+        // The reference refuses an in-memory database first, even inside a transaction.
         let Some(durable) = conn.durable() else {
-            return Err(Error::unsupported("not supported for in-memory configurations"));
+            return self.in_txn(Err(Error::unsupported("not supported for in-memory configurations")));
         };
+        self.not_in_transaction()?;
+        // Like the reference, a checkpoint first resets the session's cursors by its reset walk
+        // (traces/README.md §5.5): positioned cursors lose their place.
+        self.cursors.reset_walk();
+        self.idle_check();
         durable.checkpoint_in(conn.registry(), &mut self.txn)
     }
 

@@ -63,7 +63,23 @@ impl Session {
             },
         };
         check_columns(&spec)?;
-        conn.create_table(spec, cfg.bool("exclusive"))
+        let existed = conn.registry().get(name).is_some();
+        conn.create_table(spec, cfg.bool("exclusive"))?;
+        if !existed {
+            self.schema_written();
+        }
+        Ok(())
+    }
+
+    /// A create or drop that changed the schema is, in the reference, a successful auto-commit
+    /// write (of its metadata): the session's engine-owned values become copies and its read
+    /// snapshot ends, as after any such write (traces/README.md §5.3, §5.6; difftest seeds 5
+    /// and 102, c-tests/traces/difftest_regressions.trace).
+    fn schema_written(&mut self) {
+        if !self.txn.is_running() {
+            self.copy_epoch += 1;
+            self.txn.end_read_snapshot();
+        }
     }
 
     /// `WT_SESSION::drop` for `table:NAME`, counted as a successful or failed table drop.
@@ -133,6 +149,7 @@ impl Session {
             other => {
                 if other.is_ok() {
                     self.tables.remove(name);
+                    self.schema_written();
                 }
                 other
             }

@@ -664,6 +664,17 @@ impl Index {
                     }
                     let own = !immediate && head.txn_id.load(Relaxed) == ctx.txn;
                     if !own && ts > ctx.snapshot {
+                        // Insert-if-absent checks the key in the writer's snapshot before the
+                        // conflict, as the reference does: a key visible there is a duplicate.
+                        if mode == Mode::InsertNew {
+                            let seen = match head.data_in(&ReadView::at(ctx.snapshot, ctx.txn), guard) {
+                                Some(d) => !d.is_tombstone(),
+                                None => self.layered && below().ok_or(Refused::Failed)?,
+                            };
+                            if seen {
+                                return Err(Refused::Exists);
+                            }
+                        }
                         return Err(Refused::Conflict);
                     }
                 }

@@ -65,11 +65,14 @@ fn a_view_sees_the_newest_version_committed_at_or_before_it_and_its_own() {
 fn conflicts_are_decided_before_existence() {
     let idx = Index::new();
     write(&idx, b"k", Some(b"base"), Mode::Upsert, 1, TS_LATEST, Some(1)).unwrap();
-    // Another transaction's uncommitted head: every mode conflicts.
+    // Another transaction's uncommitted head: every mode conflicts, but an insert-if-absent of
+    // a key the writer's snapshot sees is a duplicate first, as in the reference (TESTING.md).
     write(&idx, b"k", Some(b"t2"), Mode::Upsert, 2, 1, None).unwrap();
-    for mode in [Mode::Upsert, Mode::InsertNew, Mode::UpdateExisting, Mode::Remove] {
+    for mode in [Mode::Upsert, Mode::UpdateExisting, Mode::Remove] {
         assert_eq!(write(&idx, b"k", Some(b"t3"), mode, 3, 1, None), Err(Refused::Conflict));
     }
+    assert_eq!(write(&idx, b"k", Some(b"t3"), Mode::InsertNew, 3, 1, None), Err(Refused::Exists));
+    assert_eq!(write(&idx, b"k", Some(b"t3"), Mode::InsertNew, 3, 0, None), Err(Refused::Conflict));
     // The owner writes on: insert of its own live key is a duplicate, not a conflict.
     assert_eq!(write(&idx, b"k", Some(b"x"), Mode::InsertNew, 2, 1, None), Err(Refused::Exists));
     write(&idx, b"k", None, Mode::Remove, 2, 1, None).unwrap();
@@ -86,7 +89,9 @@ fn conflicts_are_decided_before_existence() {
         v = version.next.load(Ordering::Acquire, &guard).as_ref();
     }
     drop(guard);
-    assert_eq!(write(&idx, b"k", Some(b"t5"), Mode::InsertNew, 5, 3, None), Err(Refused::Conflict));
+    assert_eq!(write(&idx, b"k", Some(b"t5"), Mode::Upsert, 5, 3, None), Err(Refused::Conflict));
+    // The snapshot at 3 still sees "base": a duplicate, not a conflict.
+    assert_eq!(write(&idx, b"k", Some(b"t5"), Mode::InsertNew, 5, 3, None), Err(Refused::Exists));
     write(&idx, b"k", Some(b"t5"), Mode::InsertNew, 5, 4, Some(6)).unwrap();
     assert_eq!(read(&idx, b"k", 6, 0).as_deref(), Some(&b"t5"[..]));
     assert_eq!(read(&idx, b"k", 5, 0), None);

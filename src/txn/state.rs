@@ -73,7 +73,8 @@ pub struct Txn {
     pinned: bool,
     /// Whether the running snapshot transaction owns `read_ts` (nothing else ends it).
     txn_snapshot: bool,
-    /// Whether a read-committed transaction runs (its searches refresh before they search).
+    /// Whether reads run at read-committed: a read-committed transaction, or auto-commit in a
+    /// read-committed session (searches refresh before they search; difftest seed 57).
     txn_read_committed: bool,
     /// The search hot path's one test: a view is held and no read-committed transaction runs
     /// (kept equal to `view.ts != NO_SNAPSHOT && !txn_read_committed`).
@@ -109,7 +110,7 @@ impl Txn {
             view: ReadView::at(NO_SNAPSHOT, TXN_COMMITTED),
             pinned: false,
             txn_snapshot: false,
-            txn_read_committed: false,
+            txn_read_committed: isolation == Isolation::ReadCommitted,
             search_ready: false,
             logs: Logs::default(),
             oldest: 0,
@@ -159,10 +160,24 @@ impl Txn {
         self.isolation
     }
 
+    /// The auto-commit read snapshot the session holds while a cursor is positioned, if any.
+    pub fn held_autocommit_view(&self) -> Option<ReadView> {
+        (self.running.is_none() && self.pinned && self.view.ts != NO_SNAPSHOT).then_some(self.view)
+    }
+
+    /// Ends the auto-commit read snapshot, as a successful auto-commit write does (for schema
+    /// changes, which the reference commits as metadata writes; difftest seed 102).
+    pub fn end_read_snapshot(&mut self) {
+        if self.running.is_none() {
+            self.release_read();
+        }
+    }
+
     /// Sets the session's isolation (`open_session`/`reconfigure`; never inside a transaction).
     pub fn set_isolation(&mut self, isolation: Isolation) {
         self.release_read();
         self.isolation = isolation;
+        self.txn_read_committed = isolation == Isolation::ReadCommitted;
     }
 
     /// Whether an explicit transaction is running.
@@ -177,8 +192,8 @@ impl Txn {
         self.running.map_or(self.isolation, |r| r.isolation)
     }
 
-    /// Whether a read-committed transaction runs: its searches give up the cursor's position
-    /// before they search (`Session::read_or_refresh`).
+    /// Whether reads run at read-committed: searches give up the cursor's position before they
+    /// search (`Session::read_or_refresh`).
     #[inline]
     pub fn refreshes_before_search(&self) -> bool {
         self.txn_read_committed
@@ -233,6 +248,17 @@ impl Txn {
         self.view
     }
 
+    /// The view a checkpoint writes: committed data as of now, whatever the session's isolation
+    /// (a read-uncommitted view would carry uncommitted updates into the tree; difftest seed 91).
+    pub fn checkpoint_view(&mut self) -> ReadView {
+        if self.view.ts == NO_SNAPSHOT || !self.pinned {
+            self.view.ts = self.shared.pins.pin(self.slot, &self.shared.clock);
+            self.pinned = true;
+            self.search_ready = false;
+        }
+        self.view
+    }
+
     /// Whether a search may use [`Txn::held_view`] as it is (else it goes through
     /// `Session::read_or_refresh`: no view held, or a read-committed transaction). One test.
     #[inline(always)]
@@ -264,6 +290,7 @@ impl Txn {
     pub fn existing_view(&mut self) -> ReadView {
         match self.running {
             Some(_) => self.read_view(),
+            None if self.pinned && self.view.ts != NO_SNAPSHOT => self.view,
             None => ReadView::LATEST,
         }
     }
@@ -322,8 +349,13 @@ impl Txn {
             running.doomed = true;
             return Err(Error::invalid("not permitted in a running transaction"));
         }
-        self.drop_snapshot();
         let isolation = isolation.unwrap_or(self.isolation);
+        // A read-committed transaction goes on reading in the snapshot the session holds while a
+        // cursor is positioned, as the reference does (difftest seed 32).
+        let keep = isolation == Isolation::ReadCommitted && self.pinned;
+        if !keep {
+            self.drop_snapshot();
+        }
         self.running = Some(Running { isolation, doomed: false });
         self.view.txn = TXN_COMMITTED;
         self.rollback_reason = None;
@@ -333,6 +365,9 @@ impl Txn {
             self.txn_snapshot = true;
         }
         self.txn_read_committed = isolation == Isolation::ReadCommitted;
+        if keep {
+            self.search_ready = false;
+        }
         Ok(())
     }
 
@@ -403,7 +438,7 @@ impl Txn {
     fn end(&mut self) {
         self.running = None;
         self.txn_snapshot = false;
-        self.txn_read_committed = false;
+        self.txn_read_committed = self.isolation == Isolation::ReadCommitted;
         self.view.txn = TXN_COMMITTED;
         self.drop_snapshot();
     }
@@ -552,6 +587,19 @@ impl Txn {
                 }
             }
         } else {
+            if mode == Mode::InsertNew && self.pinned && self.view.ts != NO_SNAPSHOT {
+                // While a cursor of the session is positioned, the auto-commit read snapshot is
+                // held, and the reference judges an insert-if-absent against it: a key it sees is
+                // a duplicate, even if removed since (difftest seeds 1025, 1064).
+                match table.layers().read(key, &self.view, &guard) {
+                    Ok(Some(_)) => return Err(Refused::Exists),
+                    Ok(None) => {}
+                    Err(e) => {
+                        self.failure = Some(e);
+                        return Err(Refused::Failed);
+                    }
+                }
+            }
             let ctx = WriteCtx { txn: self.shared.pins.next_txn_id(self.slot), snapshot: TS_LATEST };
             let mut spins = 0;
             let written = loop {

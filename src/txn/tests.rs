@@ -209,7 +209,8 @@ fn write_write_conflicts_roll_the_second_writer_back() {
     a.put("k", "a").unwrap();
     assert_eq!(kind(b.put("k", "b")), Kind::Rollback);
     assert_eq!(kind(b.del("k")), Kind::Rollback);
-    assert_eq!(kind(b.insert_new("k", "b")), Kind::Rollback);
+    // The snapshot sees k: a duplicate before a conflict, as in the reference (TESTING.md).
+    assert_eq!(kind(b.insert_new("k", "b")), Kind::DuplicateKey);
     // The doomed transaction still reads its snapshot and writes other keys.
     assert_eq!(b.get("k").unwrap().as_deref(), Some("v0"));
     b.put("other", "b").unwrap();
@@ -230,9 +231,10 @@ fn write_write_conflicts_roll_the_second_writer_back() {
     a.put("k", "after").unwrap();
     a.del("gone").unwrap();
     assert_eq!(kind(b.put("k", "b")), Kind::Rollback);
-    assert_eq!(kind(b.insert_new("gone", "b")), Kind::Rollback);
+    assert_eq!(kind(b.insert_new("gone", "b")), Kind::DuplicateKey);
+    assert_eq!(kind(b.put("gone", "b")), Kind::Rollback);
     b.rollback();
-    assert_eq!(b.s.txn_stats().txn_update_conflict, 5);
+    assert_eq!(b.s.txn_stats().txn_update_conflict, 4);
 
     // Different keys never conflict.
     a.begin(None);
