@@ -359,20 +359,49 @@ fn concurrent_committers_share_syncs_and_checkpoints_run_beside_them() {
     let dir = home();
     let conn = Arc::new(open(&dir, "create,log=(enabled=true),transaction_sync=(enabled=true)").unwrap());
     drop(S::new(&conn, "a"));
+    let acked: Arc<Vec<AtomicU64>> = Arc::new((0..3).map(|_| AtomicU64::new(0)).collect());
+    let seen = Arc::clone(&acked);
+    let conn = write_beside_checkpoints(conn, 3, 50, move |a, w, i| {
+        // Two keys per transaction, with one value: recovery must never split them.
+        let v = i.to_string();
+        a.txn(None, &[(&format!("w{w}x{i}"), &v), (&format!("w{w}y"), &v)]).unwrap();
+        seen[w].store(i, Ordering::Relaxed);
+    });
+    let stats = conn.durable().unwrap().journal_stats();
+    eprintln!("group commit: {} commits, {} syncs", stats.sync_commits, stats.syncs);
+    assert!(stats.syncs <= stats.sync_commits + 5, "{stats:?}");
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    for (w, acked) in acked.iter().enumerate() {
+        let n = acked.load(Ordering::Relaxed);
+        assert_eq!(a.get(&format!("w{w}y")), Some(n.to_string()), "writer {w}");
+        for i in 1..=n {
+            assert_eq!(a.get(&format!("w{w}x{i}")), Some(i.to_string()), "writer {w} txn {i}");
+        }
+    }
+}
+
+/// Runs `writers` threads, each calling `write(session, writer, i)` for i = 1, 2, ... until
+/// stopped (at least `min` times), while this thread takes five checkpoints 20 ms apart; returns
+/// the connection once the writers are gone.
+fn write_beside_checkpoints(
+    conn: Arc<Connection>,
+    writers: usize,
+    min: u64,
+    write: impl Fn(&mut S, usize, u64) + Send + Sync + 'static,
+) -> Connection {
     let stop = Arc::new(AtomicBool::new(false));
-    let acked: Vec<Arc<AtomicU64>> = (0..3).map(|_| Arc::new(AtomicU64::new(0))).collect();
-    let writers: Vec<_> = (0..3)
+    let write = Arc::new(write);
+    let threads: Vec<_> = (0..writers)
         .map(|w| {
-            let (conn, stop, acked) = (Arc::clone(&conn), Arc::clone(&stop), Arc::clone(&acked[w]));
+            let (conn, stop, write) = (Arc::clone(&conn), Arc::clone(&stop), Arc::clone(&write));
             std::thread::spawn(move || {
                 let mut a = S::new(&conn, "a");
                 let mut i = 0u64;
-                while !stop.load(Ordering::Relaxed) || i < 50 {
+                while !stop.load(Ordering::Relaxed) || i < min {
                     i += 1;
-                    // Two keys per transaction, with one value: recovery must never split them.
-                    let v = i.to_string();
-                    a.txn(None, &[(&format!("w{w}x{i}"), &v), (&format!("w{w}y"), &v)]).unwrap();
-                    acked.store(i, Ordering::Relaxed);
+                    write(&mut a, w, i);
                 }
             })
         })
@@ -385,23 +414,10 @@ fn concurrent_committers_share_syncs_and_checkpoints_run_beside_them() {
     s.park();
     drop(s);
     stop.store(true, Ordering::Relaxed);
-    for w in writers {
-        w.join().unwrap();
+    for t in threads {
+        t.join().unwrap();
     }
-    let stats = conn.durable().unwrap().journal_stats();
-    eprintln!("group commit: {} commits, {} syncs", stats.sync_commits, stats.syncs);
-    assert!(stats.syncs <= stats.sync_commits + 5, "{stats:?}");
-    let conn = Arc::into_inner(conn).expect("the writers are gone");
-    crash(conn);
-    let conn = open(&dir, "log=(enabled=true)").unwrap();
-    let mut a = S::new(&conn, "a");
-    for (w, acked) in acked.iter().enumerate() {
-        let n = acked.load(Ordering::Relaxed);
-        assert_eq!(a.get(&format!("w{w}y")), Some(n.to_string()), "writer {w}");
-        for i in 1..=n {
-            assert_eq!(a.get(&format!("w{w}x{i}")), Some(i.to_string()), "writer {w} txn {i}");
-        }
-    }
+    Arc::into_inner(conn).expect("the writers are gone")
 }
 
 #[test]
@@ -1100,43 +1116,21 @@ fn mixed_sync_committers_and_checkpoints_recover_in_commit_order() {
     let dir = home();
     let conn = Arc::new(open(&dir, "create,log=(enabled=true,file_max=100KB)").unwrap());
     drop(S::new(&conn, "a"));
-    let stop = Arc::new(AtomicBool::new(false));
     // Per writer: the last transaction acknowledged with sync=on.
-    let synced: Vec<Arc<AtomicU64>> = (0..4).map(|_| Arc::new(AtomicU64::new(0))).collect();
-    let writers: Vec<_> = (0..4)
-        .map(|w| {
-            let (conn, stop, synced) = (Arc::clone(&conn), Arc::clone(&stop), Arc::clone(&synced[w]));
-            std::thread::spawn(move || {
-                let mut a = S::new(&conn, "a");
-                let mut i = 0u64;
-                while !stop.load(Ordering::Relaxed) || i < 100 {
-                    i += 1;
-                    let v = i.to_string();
-                    let sync = i % 4 == 0;
-                    // A shared key too: its journal order must be its commit order.
-                    a.txn(Some(if sync { "sync=on" } else { "sync=off" }), &[(&format!("w{w}x{i}"), &v), (&format!("w{w}y"), &v)])
-                        .unwrap();
-                    if sync {
-                        synced.store(i, Ordering::Relaxed);
-                    }
-                }
-            })
-        })
-        .collect();
-    let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).unwrap();
-    for _ in 0..5 {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        s.checkpoint(&conn, None).unwrap();
-    }
-    s.park();
-    drop(s);
-    stop.store(true, Ordering::Relaxed);
-    for w in writers {
-        w.join().unwrap();
-    }
+    let synced: Arc<Vec<AtomicU64>> = Arc::new((0..4).map(|_| AtomicU64::new(0)).collect());
+    let seen = Arc::clone(&synced);
+    let conn = write_beside_checkpoints(conn, 4, 100, move |a, w, i| {
+        let v = i.to_string();
+        let sync = i % 4 == 0;
+        // A shared key too: its journal order must be its commit order.
+        a.txn(Some(if sync { "sync=on" } else { "sync=off" }), &[(&format!("w{w}x{i}"), &v), (&format!("w{w}y"), &v)])
+            .unwrap();
+        if sync {
+            seen[w].store(i, Ordering::Relaxed);
+        }
+    });
     let stats = conn.durable().unwrap().journal_stats();
     assert!(stats.syncs <= stats.sync_commits + 10, "{stats:?}");
-    let conn = Arc::into_inner(conn).expect("the writers are gone");
     crash(conn);
     let conn = open(&dir, "log=(enabled=true)").unwrap();
     let mut a = S::new(&conn, "a");
