@@ -9,10 +9,9 @@ use libc::{c_char, c_int, size_t};
 use crate::config::{config_from_bytes, Item, Parser};
 use crate::error::{code, Error, Kind, Result};
 
-use super::boundary::{fail, guard};
+use super::boundary::guard;
 use super::events::Events;
-use super::handles::{c_str, SessionHandle};
-use super::cursor::report;
+use super::handles::c_str;
 use super::types::WT_SESSION;
 
 /// `WT_CONFIG_ITEM` (defined in `extension_types.h`; this is its layout).
@@ -49,14 +48,8 @@ pub struct WT_CONFIG_PARSER {
 
 /// Reports `e` through `session`'s handler (or the default one) and returns its code.
 fn report_to(session: *mut WT_SESSION, e: &Error, api: &str) -> c_int {
-    if e.kind() == Kind::NotFound {
-        return e.code();
-    }
     // SAFETY: the application passed NULL or a live session it does not use concurrently.
-    match unsafe { SessionHandle::from_ptr(session) } {
-        Some(handle) => report(handle, e, api),
-        None => fail(e, Events::default(), session, "", api),
-    }
+    unsafe { super::cursor::report_to(session, Events::default(), e, api) }
 }
 
 fn store(item: &Item<'_>, out: *mut WT_CONFIG_ITEM) {

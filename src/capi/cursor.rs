@@ -12,7 +12,8 @@ use super::boundary::{fail, guard};
 use super::diagnostic;
 use super::handles::{c_str, CursorHandle, SessionHandle};
 use super::shim::{UlPlan, __ul_shim_get_key, __ul_shim_get_value, __ul_shim_set_key, __ul_shim_set_value};
-use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY};
+use super::events::Events;
+use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY, WT_SESSION};
 
 /// Runs a cursor method: finds the session and cursor, runs `body`, reports errors.
 unsafe fn call(cursor: *mut WT_CURSOR, api: &str, body: impl FnOnce(&mut SessionHandle, CursorId) -> Result<()>) -> c_int {
@@ -57,6 +58,19 @@ pub fn report(session: &mut SessionHandle, e: &Error, api: &str) -> c_int {
     let prefix = session.conn().core.error_prefix();
     let events = session.events;
     fail(e, events, session.as_ptr(), &prefix, api)
+}
+
+/// Reports an error of a library function that takes a session or NULL: through the session's
+/// handler, else through `fallback` (the default handler, or one the application passed).
+///
+/// # Safety
+/// `session` is NULL or a live session the caller's thread may use.
+pub unsafe fn report_to(session: *mut WT_SESSION, fallback: Events, e: &Error, api: &str) -> c_int {
+    // SAFETY: per the contract.
+    match unsafe { SessionHandle::from_ptr(session) } {
+        Some(handle) => report(handle, e, api),
+        None => fail(e, fallback, session, "", api),
+    }
 }
 
 /// Builds the handle of a newly opened core cursor.

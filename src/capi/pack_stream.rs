@@ -13,10 +13,9 @@ use libc::{c_char, c_int, c_void, size_t};
 use crate::error::{code, Error, Kind};
 use crate::pack::{Arg, Format, Stream, StreamArg, StreamError};
 
-use super::boundary::{fail, guard};
-use super::cursor::report;
+use super::boundary::guard;
 use super::events::Events;
-use super::handles::{c_str, SessionHandle};
+use super::handles::c_str;
 use super::types::{WT_ITEM, WT_SESSION};
 
 /// `WT_PACK_STREAM` (opaque to applications).
@@ -40,14 +39,8 @@ impl WT_PACK_STREAM {
 }
 
 fn report_to(session: *mut WT_SESSION, e: &Error, api: &str) -> c_int {
-    if e.messages().next().is_none() {
-        return e.code();
-    }
     // SAFETY: the application passed NULL or a live session it does not use concurrently.
-    match unsafe { SessionHandle::from_ptr(session) } {
-        Some(handle) => report(handle, e, api),
-        None => fail(e, Events::default(), session, "", api),
-    }
+    unsafe { super::cursor::report_to(session, Events::default(), e, api) }
 }
 
 fn stream_error(e: StreamError) -> Error {

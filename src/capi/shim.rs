@@ -6,8 +6,8 @@ use libc::{c_char, c_int, c_void, size_t};
 use crate::error::{code, Error, Result};
 use crate::pack::{self, Arg, ArgSink, CArg, FieldKind, Format};
 
-use super::boundary::{fail, guard, install_panic_hook};
-use super::cursor::report;
+use super::boundary::{guard, install_panic_hook};
+use super::cursor::{report, report_to};
 use super::diagnostic;
 use super::events::Events;
 use super::handles::{c_str, CursorHandle, SessionHandle};
@@ -392,17 +392,15 @@ unsafe fn struct_call(
 ) -> c_int {
     install_panic_hook();
     guard(api, code::WT_PANIC, || {
-        // SAFETY: the application passes NULL or a live session it does not use concurrently.
-        let handle = unsafe { SessionHandle::from_ptr(session) };
         // SAFETY: the application passes a NUL-terminated format.
         let result = unsafe { c_str(format) }
             .and_then(|f| f.ok_or_else(|| Error::invalid("NULL format")))
             .and_then(|f| Format::parse(f).map_err(Error::from))
             .and_then(|f| body(&f));
-        match (result, handle) {
-            (Ok(()), _) => 0,
-            (Err(e), Some(h)) => report(h, &e, api),
-            (Err(e), None) => fail(&e, Events::default(), session, "", api),
+        match result {
+            Ok(()) => 0,
+            // SAFETY: the application passes NULL or a live session it does not use concurrently.
+            Err(e) => unsafe { report_to(session, Events::default(), &e, api) },
         }
     })
 }

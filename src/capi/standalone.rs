@@ -6,10 +6,10 @@ use libc::{c_char, c_int, c_void, size_t};
 use crate::config::{validate, Method};
 use crate::error::{code, Error, Kind};
 
-use super::boundary::{fail, guard};
-use super::cursor::report;
+use super::boundary::guard;
+use super::cursor::report_to;
 use super::events::Events;
-use super::handles::{c_str, SessionHandle};
+use super::handles::c_str;
 use super::types::{WT_EVENT_HANDLER, WT_ITEM, WT_MODIFY, WT_SESSION};
 
 /// The functions and methods taking a configuration string whose keys unlatched has no table
@@ -57,10 +57,7 @@ pub unsafe extern "C" fn wiredtiger_config_validate(
         match check() {
             Ok(()) => 0,
             // SAFETY: the application passed NULL or a live session it does not use concurrently.
-            Err(e) => match unsafe { SessionHandle::from_ptr(session) } {
-                Some(handle) => report(handle, &e, API),
-                None => fail(&e, Events::new(event_handler), session, "", API),
-            },
+            Err(e) => unsafe { report_to(session, Events::new(event_handler), &e, API) },
         }
     })
 }
@@ -185,10 +182,7 @@ pub unsafe extern "C" fn wiredtiger_calc_modify(
         if oldv.is_null() || newv.is_null() || entries.is_null() || nentriesp.is_null() {
             let e = Error::invalid("NULL item, entries or count");
             // SAFETY: the application passed NULL or a live session.
-            return match unsafe { SessionHandle::from_ptr(session) } {
-                Some(handle) => report(handle, &e, API),
-                None => fail(&e, Events::default(), session, "", API),
-            };
+            return unsafe { report_to(session, Events::default(), &e, API) };
         }
         // SAFETY: per the contract, readable items whose data hold `size` bytes.
         let (old, new) = unsafe { (item_bytes(&*oldv), item_bytes(&*newv)) };

@@ -102,6 +102,23 @@ impl Bounds {
         }
     }
 
+    /// Where `search_near` for `target` looks up from and down from, with the seek of each:
+    /// the target itself (`Ge`, `Le`), except past a bound, where that side starts at the bound
+    /// (a key below the lower bound looks from the lower bound up, one above the upper from it
+    /// down).
+    pub fn near_starts<'a>(bounds: Option<&'a Bounds>, target: &'a [u8]) -> ((&'a [u8], Seek), (&'a [u8], Seek)) {
+        let outside = bounds.filter(|b| !b.contains(target));
+        let up = match outside.and_then(|b| b.start(Seek::Gt)) {
+            Some((lower, dir)) if target <= lower => (lower, dir),
+            _ => (target, Seek::Ge),
+        };
+        let down = match outside.and_then(|b| b.start(Seek::Lt)) {
+            Some((upper, dir)) if target >= upper => (upper, dir),
+            _ => (target, Seek::Le),
+        };
+        (up, down)
+    }
+
     fn overlapping(&self) -> bool {
         match (&self.lower, &self.upper) {
             (Some(l), Some(u)) => match l.key.cmp(&u.key) {

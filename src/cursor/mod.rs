@@ -266,8 +266,14 @@ impl Cursor {
     }
 
     fn landing(&mut self) -> (&Table, Landing<'_>) {
-        let Cursor { table, key, value, at, at_in_key, positioned, hint, .. } = self;
-        (table, Landing { key, value, at, at_in_key, positioned, hint })
+        let (table, _, parts) = self.landing_bounded();
+        (table, parts)
+    }
+
+    /// [`landing`](Self::landing) with the bounds beside it.
+    fn landing_bounded(&mut self) -> (&Table, Option<&Bounds>, Landing<'_>) {
+        let Cursor { table, key, value, at, at_in_key, positioned, hint, bounds, .. } = self;
+        (table, bounds.as_deref(), Landing { key, value, at, at_in_key, positioned, hint })
     }
 
     /// `WT_CURSOR::search`, in `view`.
@@ -342,24 +348,14 @@ impl Cursor {
             return self.fixed_search_near(epoch, view);
         }
         let guard = Guard::new();
-        let bounds = self.bounds.as_deref().cloned();
-        let (table, parts) = self.landing();
+        let (table, bounds, parts) = self.landing_bounded();
         let layers = table.layers();
         let target = parts.key.raw();
-        // Within bounds, the search starts from the key moved into the range (a key below the
-        // lower bound looks from the lower bound up, one above the upper from it down).
-        let (from_up, up_dir) = match bounds.as_ref().and_then(|b| b.start(Seek::Gt)) {
-            Some((lower, dir)) if !bounds.as_ref().is_some_and(|b| b.contains(target)) && target <= lower => (lower.to_vec(), dir),
-            _ => (target.to_vec(), Seek::Ge),
-        };
-        let (from_down, down_dir) = match bounds.as_ref().and_then(|b| b.start(Seek::Lt)) {
-            Some((upper, dir)) if !bounds.as_ref().is_some_and(|b| b.contains(target)) && target >= upper => (upper.to_vec(), dir),
-            _ => (target.to_vec(), Seek::Le),
-        };
+        let ((from_up, up_dir), (from_down, down_dir)) = Bounds::near_starts(bounds, target);
         let near = |view| -> Result<_> {
-            match within(layers.seek(Some(&from_up), up_dir, view, &guard)?, bounds.as_ref()) {
+            match within(layers.seek(Some(from_up), up_dir, view, &guard)?, bounds) {
                 Some(found) => Ok(Some(found)),
-                None => Ok(within(layers.seek(Some(&from_down), down_dir, view, &guard)?, bounds.as_ref())),
+                None => Ok(within(layers.seek(Some(from_down), down_dir, view, &guard)?, bounds)),
             }
         };
         let mut record = near(view)?;
@@ -422,25 +418,18 @@ impl Cursor {
     /// [`step`](Self::step) within the cursor's bounds: an unpositioned cursor starts from the
     /// bound on its side, and a record past the bounds ends the walk like the table's end.
     fn step_bounded(&mut self, dir: Seek, epoch: u64, view: ReadView) -> Result<()> {
-        let bounds = self.bounds.take().expect("bounds are set");
         let guard = Guard::new();
         let positioned = self.positioned;
-        let (table, parts) = self.landing();
+        let (table, bounds, parts) = self.landing_bounded();
+        let bounds = bounds.expect("bounds are set");
         let at: &[u8] = if *parts.at_in_key { parts.key.raw() } else { parts.at };
         let (from, seek) = match (positioned, bounds.start(dir)) {
             (true, _) => (Some(at), dir),
             (false, Some((bound, seek))) => (Some(bound), seek),
             (false, None) => (None, dir),
         };
-        let found = table.layers().seek_hinted(from, seek, view, &guard, parts.hint);
-        let found = match found {
-            Ok(found) => found.filter(|(k, _)| bounds.contains(k)),
-            Err(e) => {
-                self.bounds = Some(bounds);
-                return Err(e);
-            }
-        };
-        let out = match found {
+        let found = table.layers().seek_hinted(from, seek, view, &guard, parts.hint)?;
+        match found.filter(|(k, _)| bounds.contains(k)) {
             Some((key, value)) => {
                 Self::land(parts, (&key, &value), epoch);
                 Ok(())
@@ -448,14 +437,10 @@ impl Cursor {
             None => {
                 drop(guard);
                 // Running off the range resets the position and items; the bounds stay.
-                self.key.clear();
-                self.value.clear();
-                self.positioned = false;
+                self.reset();
                 Err(Error::quiet(Kind::NotFound))
             }
-        };
-        self.bounds = Some(bounds);
-        out
+        }
     }
 
     /// `WT_CURSOR::insert`, in `txn` (the session's transaction, or auto-commit). Leaves the
