@@ -36,6 +36,8 @@ pub enum Kind {
     DuplicateKey,
     /// `WT_ROLLBACK`: conflict with a concurrent transaction.
     Rollback,
+    /// `WT_PREPARE_CONFLICT`: a read met a prepared transaction's update.
+    PrepareConflict,
     /// `WT_ERROR`: a non-specific failure (e.g. out of sessions).
     Generic,
     /// `WT_PANIC`: an internal invariant broke (a caught Rust panic).
@@ -69,6 +71,7 @@ impl Kind {
             Kind::NotFound => WT_NOTFOUND,
             Kind::DuplicateKey => WT_DUPLICATE_KEY,
             Kind::Rollback => WT_ROLLBACK,
+            Kind::PrepareConflict => WT_PREPARE_CONFLICT,
             Kind::Generic => WT_ERROR,
             Kind::Panic => WT_PANIC,
             Kind::TrySalvage => WT_TRY_SALVAGE,

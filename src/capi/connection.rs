@@ -107,6 +107,27 @@ unsafe extern "C" fn get_extension_api(_conn: *mut WT_CONNECTION) -> *mut WT_EXT
     std::ptr::null_mut()
 }
 
+unsafe extern "C" fn query_timestamp(conn: *mut WT_CONNECTION, hex: *mut c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's open connection, a buffer of at least 17 bytes, and a
+    // NUL-terminated string or NULL.
+    unsafe {
+        call(conn, "WT_CONNECTION.query_timestamp", |c| {
+            let text = c.core.query_timestamp(c_str(config)?)?;
+            super::session::write_hex(hex, &text)
+        })
+    }
+}
+
+unsafe extern "C" fn set_timestamp(conn: *mut WT_CONNECTION, config: *const c_char) -> c_int {
+    // SAFETY: the application's open connection and NUL-terminated string or NULL.
+    unsafe { call(conn, "WT_CONNECTION.set_timestamp", |c| c.core.set_timestamp(c_str(config)?)) }
+}
+
+unsafe extern "C" fn rollback_to_stable(conn: *mut WT_CONNECTION, config: *const c_char) -> c_int {
+    // SAFETY: the application's open connection and NUL-terminated string or NULL.
+    unsafe { call(conn, "WT_CONNECTION.rollback_to_stable", |c| c.core.rollback_to_stable(c_str(config)?)) }
+}
+
 /// Methods a later issue implements (or never will): `ENOTSUP` with a message.
 unsafe fn not_yet(conn: *mut WT_CONNECTION, api: &str) -> c_int {
     // SAFETY: the application's open connection.
@@ -128,9 +149,6 @@ not_yet! {
     debug_info(config: *const c_char) => "WT_CONNECTION.debug_info";
     compile_configuration(method: *const c_char, s: *const c_char, compiled: *mut *const c_char) => "WT_CONNECTION.compile_configuration";
     configure_method(method: *const c_char, uri: *const c_char, config: *const c_char, t: *const c_char, check: *const c_char) => "WT_CONNECTION.configure_method";
-    query_timestamp(hex: *mut c_char, config: *const c_char) => "WT_CONNECTION.query_timestamp";
-    set_timestamp(config: *const c_char) => "WT_CONNECTION.set_timestamp";
-    rollback_to_stable(config: *const c_char) => "WT_CONNECTION.rollback_to_stable";
     load_extension(path: *const c_char, config: *const c_char) => "WT_CONNECTION.load_extension";
     add_data_source(prefix: *const c_char, ds: *mut WT_DATA_SOURCE, config: *const c_char) => "WT_CONNECTION.add_data_source";
     add_collator(name: *const c_char, x: *mut WT_COLLATOR, config: *const c_char) => "WT_CONNECTION.add_collator";

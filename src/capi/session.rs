@@ -8,6 +8,7 @@ use libc::{c_char, c_int};
 
 use crate::error::{code, strerror, Error, Result};
 use crate::cursor::CursorConfig;
+use crate::session::txn::TimestampKind;
 use crate::session::{CursorId, Opened, QuickOpen, Session, Truncate};
 
 use super::boundary::guard;
@@ -565,6 +566,25 @@ pub unsafe extern "C" fn __unlatched_session_log_printf(session: *mut WT_SESSION
     }
 }
 
+/// Copies a hexadecimal timestamp (at most 16 digits) and its NUL into `dst`, a buffer of at
+/// least 17 bytes (`WT_TS_HEX_STRING_SIZE`).
+///
+/// # Safety
+/// `dst` is NULL or points to at least 17 writable bytes.
+pub unsafe fn write_hex(dst: *mut c_char, text: &str) -> Result<()> {
+    if dst.is_null() {
+        return Err(Error::invalid("NULL timestamp buffer"));
+    }
+    let bytes = text.as_bytes();
+    debug_assert!(bytes.len() <= 16);
+    // SAFETY: the caller's buffer holds 17 bytes; `bytes` is at most 16 long plus the NUL.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr().cast::<c_char>(), dst, bytes.len());
+        *dst.add(bytes.len()) = 0;
+    }
+    Ok(())
+}
+
 /// Methods a later issue implements: `ENOTSUP` with a message naming them.
 unsafe fn not_yet(session: *mut WT_SESSION, api: &str) -> c_int {
     // SAFETY: the application's live session.
@@ -586,10 +606,46 @@ not_yet! {
     join(a: *mut WT_CURSOR, b: *mut WT_CURSOR, config: *const c_char) => "WT_SESSION.join";
     rename(uri: *const c_char, newuri: *const c_char, config: *const c_char) => "WT_SESSION.rename";
     salvage(name: *const c_char, config: *const c_char) => "WT_SESSION.salvage";
-    prepare_transaction(config: *const c_char) => "WT_SESSION.prepare_transaction";
-    query_timestamp(hex: *mut c_char, config: *const c_char) => "WT_SESSION.query_timestamp";
-    timestamp_transaction(config: *const c_char) => "WT_SESSION.timestamp_transaction";
-    timestamp_transaction_uint(which: WT_TS_TXN_TYPE, ts: u64) => "WT_SESSION.timestamp_transaction_uint";
+}
+
+unsafe extern "C" fn prepare_transaction(session: *mut WT_SESSION, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated string or NULL.
+    unsafe { call(session, "WT_SESSION.prepare_transaction", |s| s.core.prepare_transaction(c_str(config)?)) }
+}
+
+unsafe extern "C" fn timestamp_transaction(session: *mut WT_SESSION, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated string or NULL.
+    unsafe { call(session, "WT_SESSION.timestamp_transaction", |s| s.core.timestamp_transaction(c_str(config)?)) }
+}
+
+unsafe extern "C" fn timestamp_transaction_uint(session: *mut WT_SESSION, which: WT_TS_TXN_TYPE, ts: u64) -> c_int {
+    let kind = match which {
+        0 => TimestampKind::Commit,
+        1 => TimestampKind::Durable,
+        2 => TimestampKind::Prepare,
+        3 => TimestampKind::Read,
+        _ => TimestampKind::Read,
+    };
+    // SAFETY: the application's live session.
+    unsafe {
+        call(session, "WT_SESSION.timestamp_transaction_uint", |s| {
+            if !(0..=3).contains(&which) {
+                return Err(Error::invalid(format!("unknown timestamp type {which}")));
+            }
+            s.core.timestamp_transaction_uint(kind, ts)
+        })
+    }
+}
+
+unsafe extern "C" fn query_timestamp(session: *mut WT_SESSION, hex: *mut c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session, a buffer of at least 17 bytes, and a
+    // NUL-terminated string or NULL.
+    unsafe {
+        call(session, "WT_SESSION.query_timestamp", |s| {
+            let text = s.core.query_timestamp(c_str(config)?)?;
+            write_hex(hex, &text)
+        })
+    }
 }
 
 /// The method table of sessions.

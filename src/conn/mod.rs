@@ -6,6 +6,7 @@ mod home;
 mod settings;
 mod slots;
 mod statistics;
+mod timestamps;
 
 use eviction::Eviction;
 use evictor::Evictor;
@@ -206,12 +207,19 @@ impl Connection {
         let home_claim = HomeClaim::new(home_str)?;
         let registry = Arc::<Registry>::default();
         let cache = Arc::new(Cache::new(eviction.thresholds()));
-        let (durable, recovery_messages) = if settings.in_memory {
-            (None, Vec::new())
+        let (durable, recovery_messages, recovered) = if settings.in_memory {
+            (None, Vec::new(), (0, 0))
         } else {
             let (durable, recovered) = Durable::open(home_str, &cfg, &registry, &cache)?;
-            (Some(Arc::new(durable)), recovered.salvaged)
+            (Some(Arc::new(durable)), recovered.salvaged, (recovered.stable_ts, recovered.oldest_ts))
         };
+        let txn = Arc::new(TxnShared::new(capacity, Arc::clone(&cache)));
+        txn.timestamps.restore(recovered.0, recovered.1);
+        let journalled = durable.as_deref().is_some_and(Durable::journalled);
+        txn.set_journalled(journalled);
+        for table in registry.tables() {
+            table.set_timestamped(!journalled);
+        }
         let conn = Connection {
             _home_claim: home_claim,
             home: CString::new(home_str).map_err(|_| Error::invalid("home contains a NUL byte"))?,
@@ -224,7 +232,7 @@ impl Connection {
             slot_stats: Arc::new(SlotStats::new(capacity)),
             statistics: Arc::new(ConnStatistics::new(config::check_statistics(&cfg)?, cfg.int("cache_size"))),
             stats_log: Mutex::new((StatsLogConfig::default(), None)),
-            txn: Arc::new(TxnShared::new(capacity, Arc::clone(&cache))),
+            txn,
             cache,
             evictor: Mutex::new(None),
             durable,
@@ -308,6 +316,17 @@ impl Connection {
         self.durable.as_deref()
     }
 
+    /// Whether a table created with `log=(enabled=…)` takes the application's timestamps: the
+    /// reference ignores them on logged tables, which are, in memory, those that keep the
+    /// default `log=(enabled=true)`, and on disk, every table of a database with a journal
+    /// (unlatched journals every table).
+    pub fn timestamps_apply(&self, table_logged: bool) -> bool {
+        match &self.durable {
+            None => !table_logged,
+            Some(d) => !d.journalled(),
+        }
+    }
+
     /// Creates a table (`WT_SESSION::create`), durably in an on-disk database.
     pub fn create_table(&self, spec: TableSpec, exclusive: bool) -> Result<()> {
         match &self.durable {
@@ -333,7 +352,7 @@ impl Connection {
         self.close_stats_log();
         self.stop_checkpointer(self.checkpointer.lock().1.take());
         match &self.durable {
-            Some(d) => d.close(&self.registry),
+            Some(d) => d.close(&self.registry, self.txn.checkpoint_bounds()),
             None => Ok(()),
         }
     }

@@ -25,7 +25,9 @@ use scc::Guard;
 use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
-use crate::store::{Mode, ReadView, Refused, Seek, SeekHint, TXN_COMMITTED};
+use crate::store::{
+    is_prepared, is_prepared_value, prepare_conflict, Mode, ReadView, Refused, Seek, SeekHint, TXN_COMMITTED,
+};
 use crate::txn::Txn;
 
 /// Which way `search_near` landed.
@@ -276,14 +278,17 @@ impl Cursor {
         (table, bounds.as_deref(), Landing { key, value, at, at_in_key, positioned, hint })
     }
 
-    /// `WT_CURSOR::search`, in `view`.
+    /// `WT_CURSOR::search`, in `view`. A prepared update the view may not pass over answers
+    /// `WT_PREPARE_CONFLICT`, leaving the cursor as it was.
     pub fn search(&mut self, epoch: u64, view: &ReadView) -> Result<()> {
         self.require_key()?;
         if self.key_out_of_bounds() {
             return Err(Error::quiet(Kind::NotFound));
         }
-        if self.find(epoch, view) {
-            return Ok(());
+        match self.find(epoch, view) {
+            Lookup::Landed => return Ok(()),
+            Lookup::Prepared => return Err(prepare_conflict()),
+            Lookup::Missed => {}
         }
         if self.fixed {
             return self.fixed_search(epoch, view);
@@ -313,17 +318,20 @@ impl Cursor {
     /// cursor is on it); false, with nothing changed, for a miss or a missing key.
     #[inline(always)]
     pub fn search_quick(&mut self, epoch: u64, view: &ReadView) -> bool {
-        self.key.is_set() && self.bounds.is_none() && self.find(epoch, view)
+        self.key.is_set() && self.bounds.is_none() && self.find(epoch, view) == Lookup::Landed
     }
 
     /// Looks the set key up and, when `view` sees a value, lands on it.
     #[inline(always)]
-    fn find(&mut self, epoch: u64, view: &ReadView) -> bool {
+    fn find(&mut self, epoch: u64, view: &ReadView) -> Lookup {
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let key = parts.key.raw();
         let data = table.index().head(key, &guard).and_then(|v| v.data_in(view, &guard));
-        let Some(data) = data.filter(|d| !d.is_tombstone()) else { return false };
+        let Some(data) = data else { return Lookup::Missed };
+        if data.is_tombstone() {
+            return if is_prepared(data) { Lookup::Prepared } else { Lookup::Missed };
+        }
         let short = data.short_block();
         if !short.is_some_and(|(block, n)| parts.value.set_engine_block(block, n, epoch)) {
             parts.value.set_engine(data.bytes().unwrap_or_default(), epoch);
@@ -331,7 +339,7 @@ impl Cursor {
         parts.key.mark_engine(epoch);
         *parts.positioned = true;
         *parts.at_in_key = true;
-        true
+        Lookup::Landed
     }
 
     /// `WT_CURSOR::search_near`: the exact key, else the next larger, else the next smaller
@@ -368,6 +376,9 @@ impl Cursor {
             parts.key.mark_app(); // as search (difftest seed 93)
             return Err(Error::quiet(Kind::NotFound));
         };
+        if is_prepared_value(&record.1) {
+            return Err(prepare_conflict());
+        }
         let exact = match record.0.as_ref().cmp(target) {
             Ordering::Less => -1,
             Ordering::Equal => 0,
@@ -403,6 +414,8 @@ impl Cursor {
         let at: &[u8] = if *parts.at_in_key { parts.key.raw() } else { parts.at };
         let found = table.layers().seek_hinted(positioned.then_some(at), dir, view, &guard, parts.hint)?;
         match found {
+            // The cursor stays where it was: the next step tries the prepared record again.
+            Some((_, value)) if is_prepared_value(&value) => Err(prepare_conflict()),
             Some((key, value)) => {
                 Self::land(parts, (&key, &value), epoch);
                 Ok(())
@@ -430,6 +443,7 @@ impl Cursor {
         };
         let found = table.layers().seek_hinted(from, seek, view, &guard, parts.hint)?;
         match found.filter(|(k, _)| bounds.contains(k)) {
+            Some((_, value)) if is_prepared_value(&value) => Err(prepare_conflict()),
             Some((key, value)) => {
                 Self::land(parts, (&key, &value), epoch);
                 Ok(())
@@ -752,4 +766,15 @@ fn decode_int(kind: FieldKind, bytes: &[u8]) -> Option<u64> {
 fn raw_format() -> &'static Format {
     static RAW: OnceLock<Format> = OnceLock::new();
     RAW.get_or_init(|| Format::parse("u").expect("a valid format"))
+}
+
+/// What a point look-up in the index found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lookup {
+    /// A value: the cursor is on it.
+    Landed,
+    /// No value in the index (absent, removed, or for the tree to say).
+    Missed,
+    /// A prepared update the view may not pass over.
+    Prepared,
 }

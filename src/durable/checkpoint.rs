@@ -2,7 +2,9 @@
 //!
 //! Layout, all frames: a header (`magic`, `version`, `N`, the journal file recovery replays
 //! from, the snapshot's timestamp, and from version 2 a flag: the journal created that file
-//! before the checkpoint was written, so recovery requires it), then per table a `TREE` frame
+//! before the checkpoint was written, so recovery requires it, and from version 4 the stable
+//! timestamp the checkpoint holds data as of and the oldest timestamp, 0 for none), then per
+//! table a `TREE` frame
 //! (`id`, then the tree's record: its root and its file's free space, see
 //! [`TreeRecord`]), and an `END` frame with the number of tables. Versions 1 and 2 held every
 //! row instead (a `TABLE id` frame followed by `ROWS` frames of `count`, then `key`, `value`
@@ -24,8 +26,8 @@ use super::meta::check_header;
 /// First field of a checkpoint file's header frame.
 pub const CKPT_MAGIC: u64 = u64::from_le_bytes(*b"ULckpt\0\0");
 /// The layout version written. Version 1 (read too) has no `journal_exists` flag; versions 1
-/// and 2 hold rows rather than trees.
-pub const CKPT_VERSION: u32 = 3;
+/// and 2 hold rows rather than trees; versions before 4 have no stable timestamp.
+pub const CKPT_VERSION: u32 = 4;
 const TABLE: u8 = 1;
 const ROWS: u8 = 2;
 const END: u8 = 3;
@@ -48,6 +50,10 @@ pub struct Header {
     /// The journal created file `replay_from` (at its rotation) before this checkpoint was
     /// written: recovery refuses to open without it. False without a journal.
     pub journal_exists: bool,
+    /// The application's stable timestamp the trees hold data as of (0: none, every commit).
+    pub stable_ts: u64,
+    /// The application's oldest timestamp when the checkpoint was taken (0: none).
+    pub oldest_ts: u64,
 }
 
 /// Writes checkpoint `header.no` holding the trees' records (by durable table id). On error
@@ -59,7 +65,7 @@ pub fn write(disk: &Disk, header: Header, trees: &[(u64, TreeRecord)]) -> Result
         let mut buf = Vec::new();
         let mut p = Put::default();
         p.u64(CKPT_MAGIC).u32(CKPT_VERSION).u64(header.no).u64(header.replay_from).u64(header.snapshot_ts);
-        p.u8(u8::from(header.journal_exists));
+        p.u8(u8::from(header.journal_exists)).u64(header.stable_ts).u64(header.oldest_ts);
         write_frame(&mut buf, &p.0);
         for (id, record) in trees {
             let mut p = Put::default();
@@ -101,10 +107,11 @@ pub fn load(disk: &Disk, no: u64, mut row: impl FnMut(u64, &[u8], &[u8])) -> Res
     let version = check_header(&mut t, &shown, CKPT_MAGIC, 1..=CKPT_VERSION)?;
     let (no, replay_from, snapshot_ts) = (t.u64()?, t.u64()?, t.u64()?);
     let journal_exists = version >= 2 && t.u8()? != 0;
+    let (stable_ts, oldest_ts) = if version >= 4 { (t.u64()?, t.u64()?) } else { (0, 0) };
     if !t.is_empty() {
         return Err(corrupt(&shown, "unexpected bytes in the checkpoint header"));
     }
-    let header = Header { no, replay_from, snapshot_ts, journal_exists };
+    let header = Header { no, replay_from, snapshot_ts, journal_exists, stable_ts, oldest_ts };
     if header.no != no {
         return Err(corrupt(&shown, "checkpoint number does not match its name"));
     }

@@ -43,11 +43,11 @@ use parking_lot::Mutex;
 use crate::config::Config;
 use crate::error::{Error, Kind, Result};
 use crate::schema::{Registry, Table, TableSpec};
-use crate::store::ReadView;
+use crate::store::{Horizon, ReadView};
 use crate::btree::block::BlockFile;
 use crate::btree::cache::Cache;
 use crate::btree::tree::{Tree, TreeRecord};
-use crate::txn::Txn;
+use crate::txn::{CheckpointStamps, Txn};
 
 use checkpoint::Header;
 use disk::{Disk, HomeLock, CKPT_PREFIX, LOG_PREFIX, TREE_PREFIX};
@@ -87,6 +87,10 @@ pub struct Recovered {
     pub records: u64,
     /// With `salvage=true`: what was dropped from a damaged journal, one message per damage.
     pub salvaged: Vec<String>,
+    /// The stable timestamp the checkpoint recovered from holds data as of (0: none).
+    pub stable_ts: u64,
+    /// The oldest timestamp that checkpoint recorded (0: none).
+    pub oldest_ts: u64,
 }
 
 impl Durable {
@@ -125,6 +129,8 @@ impl Durable {
         // Rows of a checkpoint of the older layout, loaded once the tables exist.
         let mut rows: Vec<(u64, Vec<u8>, Vec<u8>)> = Vec::new();
         let (header, mut trees) = checkpoint::load(&home_disk, newest, |id, k, v| rows.push((id, k.to_vec(), v.to_vec())))?;
+        recovered.stable_ts = header.stable_ts;
+        recovered.oldest_ts = header.oldest_ts;
         let mut by_id: HashMap<u64, Arc<Table>> = HashMap::new();
         for spec in &meta.tables {
             // A table created after the checkpoint starts from an empty tree (its rows are in
@@ -194,6 +200,11 @@ impl Durable {
         self.created
     }
 
+    /// Whether commits go to a journal.
+    pub fn journalled(&self) -> bool {
+        self.journal.is_some()
+    }
+
     /// A session's redo state, when the journal is on.
     pub fn redo(&self) -> Option<Redo> {
         self.journal.as_ref().map(|j| Redo::new(j.committer(), self.sync_default))
@@ -255,11 +266,18 @@ impl Durable {
     /// older ones), then removes the previous checkpoint and the journal files it no longer
     /// needs. Readers and writers keep running.
     ///
-    /// Each table's index is merged into its tree at the snapshot (so the checkpoint writes the
-    /// pages changed since the last one and the paths above them), then each tree's root and
-    /// free space go into the checkpoint file; `oldest` is the oldest snapshot still in use,
-    /// below which the merge lets history go.
-    pub fn checkpoint(&self, registry: &Registry, snapshot: impl FnOnce() -> ReadView, oldest: &dyn Fn() -> u64) -> Result<()> {
+    /// Each table's index is merged into its tree at the snapshot, as of application timestamp
+    /// `stamps.bound` (so the checkpoint writes the pages changed since the last one and the
+    /// paths above them), then each tree's root and free space go into the checkpoint file,
+    /// with the stable and oldest timestamps of `stamps`; `horizon` is what every reader still
+    /// sees, behind which the merge lets history go.
+    pub fn checkpoint(
+        &self,
+        registry: &Registry,
+        snapshot: impl FnOnce() -> ReadView,
+        horizon: &dyn Fn() -> Horizon,
+        stamps: CheckpointStamps,
+    ) -> Result<()> {
         let mut last = self.last_checkpoint.lock();
         let (replay_from, journal_exists) = match &self.journal {
             Some(j) => (j.rotate()?, true),
@@ -273,13 +291,13 @@ impl Durable {
         let mut released = Vec::with_capacity(tables.len());
         for table in &tables {
             let Some(tree) = table.tree() else { continue };
-            table.merge(view.ts, oldest, &self.cache)?;
+            table.merge(view.ts, stamps.bound, horizon, &self.cache)?;
             let (record, pending) = tree.checkpoint()?;
             records.push((table.id(), record));
             released.push((tree, pending));
         }
         let no = *last + 1;
-        checkpoint::write(&self.home, Header { no, replay_from, snapshot_ts: view.ts, journal_exists }, &records)?;
+        checkpoint::write(&self.home, Header { no, replay_from, snapshot_ts: view.ts, journal_exists, stable_ts: stamps.stable, oldest_ts: stamps.oldest }, &records)?;
         *last = no;
         self.checkpoints.fetch_add(1, Ordering::Relaxed);
         // Durable: the blocks only the previous checkpoint used are free now, and free space at
@@ -307,9 +325,13 @@ impl Durable {
     /// pinned in its slot while the checkpoint writes.
     pub fn checkpoint_in(&self, registry: &Registry, txn: &mut Txn) -> Result<()> {
         txn.reset_snapshot()?;
-        let oldest = txn.oldest();
-        let out = self.checkpoint(registry, || txn.checkpoint_view(), &|| oldest);
+        let horizon = txn.horizon_now();
+        let bounds = txn.checkpoint_bounds();
+        let out = self.checkpoint(registry, || txn.checkpoint_view(), &|| horizon, bounds);
         txn.reset_snapshot()?;
+        if out.is_ok() {
+            txn.checkpointed(bounds.stable);
+        }
         out
     }
 
@@ -366,12 +388,14 @@ impl Durable {
     }
 
     /// The final checkpoint of a clean close (once; no session is open, so the newest state is
-    /// the snapshot).
-    pub fn close(&self, registry: &Registry) -> Result<()> {
+    /// the snapshot), as of `bounds` (the application timestamp it holds data as of, and the
+    /// stable timestamp that came from: see [`Durable::checkpoint`]).
+    pub fn close(&self, registry: &Registry, bounds: CheckpointStamps) -> Result<()> {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
-        self.checkpoint(registry, || ReadView::LATEST, &|| crate::store::TS_LATEST)
+        let all = Horizon { seq: crate::store::TS_LATEST, ts: crate::store::NO_READ_TS };
+        self.checkpoint(registry, || ReadView::LATEST, &|| all, bounds)
     }
 
     /// Skips the final checkpoint, as if the process died here, after the journal's writer
@@ -411,7 +435,7 @@ fn settle(tree: &Tree) {
 /// Creates a new database's files: an empty first checkpoint, then the table list (written
 /// last: its presence marks a database).
 fn initialize(disk: &Disk) -> Result<Meta> {
-    checkpoint::write(disk, Header { no: 1, replay_from: 1, snapshot_ts: 0, journal_exists: false }, &[])?;
+    checkpoint::write(disk, Header { no: 1, replay_from: 1, snapshot_ts: 0, journal_exists: false, stable_ts: 0, oldest_ts: 0 }, &[])?;
     let meta = Meta { next_id: 1, tables: Vec::new() };
     meta.store(disk)?;
     Ok(meta)

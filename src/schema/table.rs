@@ -14,7 +14,7 @@ use crate::error::{Error, Kind, Result};
 use crate::pack::Format;
 use crate::stats::counters::{dsrc_report, TableStats, DSRC_STATS};
 use crate::stats::Snapshot;
-use crate::store::{Index, Layers};
+use crate::store::{Horizon, Index, Layers};
 
 /// A forced merge waits for the index to grow at least this much since the last one.
 const MIN_GROWTH: u64 = 1 << 20;
@@ -68,6 +68,9 @@ pub struct Table {
     retired: Mutex<[i64; DSRC_STATS]>,
     /// Totals at the last `statistics=(clear)` read, for clearable statistics.
     baseline: Mutex<[i64; DSRC_STATS]>,
+    /// Whether commits give its versions the application's timestamps (the reference ignores
+    /// timestamps on logged tables: `Connection::timestamps_apply`).
+    timestamped: AtomicBool,
 }
 
 /// One session's use of one table. Only that session writes it; `drop` and statistics
@@ -121,6 +124,7 @@ impl Table {
             index: if tree.is_some() { Index::layered() } else { Index::new() },
             tree,
             dirty: CachePadded::new(AtomicI64::new(0)),
+            timestamped: AtomicBool::new(false),
             merged_at: AtomicI64::new(0),
             measuring: Mutex::new(()),
             dropped: AtomicBool::new(false),
@@ -201,10 +205,23 @@ impl Table {
         }
     }
 
-    /// Merges the index into the tree at `at` (see [`Layers::merge`]), then measures what the
-    /// index still holds and corrects the cache's estimate by it (in memory: only that).
-    pub fn merge(&self, at: u64, oldest: &dyn Fn() -> u64, cache: &Cache) -> Result<()> {
-        self.layers().merge(at, oldest)?;
+    /// Whether commits give this table's versions the application's timestamps.
+    #[inline]
+    pub fn uses_timestamps(&self) -> bool {
+        self.timestamped.load(Ordering::Relaxed)
+    }
+
+    /// Sets whether commits give this table's versions the application's timestamps (once, as
+    /// the table is created or opened).
+    pub fn set_timestamped(&self, timestamped: bool) {
+        self.timestamped.store(timestamped, Ordering::Relaxed);
+    }
+
+    /// Merges the index into the tree at `at`, as of application timestamp `bound` (see
+    /// [`Layers::merge`]), then measures what the index still holds and corrects the cache's
+    /// estimate by it (in memory: only that).
+    pub fn merge(&self, at: u64, bound: u64, horizon: &dyn Fn() -> Horizon, cache: &Cache) -> Result<()> {
+        self.layers().merge(at, bound, horizon)?;
         self.remeasure(&self.measuring.lock(), cache);
         Ok(())
     }
@@ -213,12 +230,12 @@ impl Table {
     /// another writer's merge is running and the table's dirty bytes are still below the
     /// trigger itself, in which case it goes on writing (the running merge carries most of
     /// it; waiting for it made writers take turns instead of writing side by side).
-    pub fn merge_dirty(&self, at: u64, oldest: &dyn Fn() -> u64, cache: &Cache) -> Result<()> {
+    pub fn merge_dirty(&self, at: u64, bound: u64, horizon: &dyn Fn() -> Horizon, cache: &Cache) -> Result<()> {
         let grown = self.dirty.load(Ordering::Relaxed) - self.merged_at.load(Ordering::Relaxed);
         if grown > cache.thresholds().dirty_trigger as i64 {
-            return self.merge(at, oldest, cache);
+            return self.merge(at, bound, horizon, cache);
         }
-        if self.layers().try_merge(at, oldest)? {
+        if self.layers().try_merge(at, bound, horizon)? {
             self.remeasure(&self.measuring.lock(), cache);
         }
         Ok(())

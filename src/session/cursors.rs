@@ -527,12 +527,16 @@ impl Session {
         id: CursorId,
         op: impl FnOnce(&mut Cursor, u64, ReadView, &mut Txn) -> Result<T>,
     ) -> Result<T> {
+        if self.txn.is_prepared() {
+            return Err(super::txn::prepared());
+        }
         let epoch = self.copy_epoch;
         let view = self.txn.read_view();
         let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
             let out = op(c, epoch, view, txn);
-            if out.is_err() {
+            // A prepare conflict leaves the cursor where it was (a step tries again from there).
+            if out.as_ref().is_err_and(|e| e.kind() != Kind::PrepareConflict) {
                 c.fail(epoch);
             }
             out
@@ -563,6 +567,9 @@ impl Session {
         // An isolation that cannot write refuses the write after the auto-commit transaction
         // began, so the refusal runs the reset walk as a failed write does (unlike argument
         // errors, and the ENOTSUP of a read-only cursor).
+        if self.txn.is_prepared() {
+            return Err(super::txn::prepared());
+        }
         let refusing = !self.txn.can_write() && !self.cursors.get(id).config().readonly;
         if refusing
             && self.txn.effective_isolation() == Isolation::ReadCommitted

@@ -10,7 +10,7 @@ mod reuse_tests;
 mod schema_ops;
 mod statistics;
 mod truncate;
-mod txn;
+pub mod txn;
 mod uri;
 
 pub use cursors::{Closed, CursorId, Entry, QuickClose, QuickOpen};

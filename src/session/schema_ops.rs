@@ -66,6 +66,9 @@ impl Session {
         let existed = conn.registry().get(name).is_some();
         conn.create_table(spec, cfg.bool("exclusive"))?;
         if !existed {
+            if let Some(table) = conn.registry().get(name) {
+                table.set_timestamped(conn.timestamps_apply(cfg.bool("log.enabled")));
+            }
             self.schema_written();
         }
         Ok(())

@@ -3,11 +3,14 @@
 //! rules around cursor operations: which errors doom a transaction, when the read snapshot ends,
 //! which cursors a rollback resets. The transaction machinery itself is `crate::txn`.
 
+use crate::config::Parser;
 use crate::config::{self, Method};
 use crate::cursor::Cursor;
 use crate::error::{Error, Kind, Result};
 use crate::store::ReadView;
 use crate::stats::counters::{ConnStat, DsrcStat};
+use crate::txn::state::{BeginTimestamps, SetTimestamps};
+use crate::txn::timestamps;
 use crate::txn::{Isolation, TxnStats};
 
 use super::{CursorId, Session};
@@ -17,25 +20,32 @@ impl Session {
     /// reference validated; a snapshot transaction takes its snapshot now.
     pub fn begin_transaction(&mut self, config: Option<&str>) -> Result<()> {
         let mut sync = None;
+        let mut stamps = BeginTimestamps::default();
         let isolation = if no_config(config) {
             self.txn.count(ConnStat::TxnBegins);
             None
         } else {
             let cfg = self.in_txn(config::validate(Method::BeginTransaction, config, None).map_err(Error::from))?;
             self.txn.count(ConnStat::TxnBegins);
-            let read_ts = cfg.str("read_timestamp");
-            if !read_ts.is_empty() {
-                let err = check_timestamp(read_ts, "read")
-                    .and_then(|()| Err(Error::unsupported("read timestamps are not supported yet")));
-                return self.in_txn(err);
-            }
+            let read = timestamps::parse("read", cfg.str("read_timestamp"));
+            stamps.read = self.in_txn(read)?;
+            stamps.round_read = cfg.bool("roundup_timestamps.read");
+            stamps.round_prepared = cfg.bool("roundup_timestamps.prepared");
+            stamps.ignore_prepare = match cfg.str("ignore_prepare") {
+                "force" => Some(true),
+                "true" => Some(false),
+                _ => None,
+            };
             sync = cfg.is_set("sync").then(|| cfg.bool("sync"));
             match cfg.str("isolation") {
                 "" => None,
                 text => Some(Isolation::parse(text)),
             }
         };
-        self.txn.begin(isolation)?;
+        if self.txn.is_prepared() {
+            return Err(prepared());
+        }
+        self.txn.begin(isolation, stamps)?;
         if sync.is_some() {
             self.txn.set_txn_sync(sync);
         }
@@ -66,17 +76,16 @@ impl Session {
             if cfg.is_set("sync") {
                 self.txn.set_commit_sync(Some(cfg.str("sync") == "on"));
             }
-            for key in ["commit_timestamp", "durable_timestamp"] {
-                let ts = cfg.str(key);
-                if !ts.is_empty() && self.txn.is_running() {
-                    self.txn.count(ConnStat::TxnCommits);
-                    let what = key.trim_end_matches("_timestamp");
-                    let err = check_timestamp(ts, what)
-                        .and_then(|()| Err(Error::unsupported("commit timestamps are not supported yet")));
-                    self.abort_running();
-                    return err;
-                }
+            let given = timestamps::parse("commit", cfg.str("commit_timestamp")).and_then(|commit| {
+                Ok(SetTimestamps { commit, durable: timestamps::parse("durable", cfg.str("durable_timestamp"))?, ..SetTimestamps::default() })
+            });
+            if let Err(e) = given.and_then(|given| self.txn.check_commit_timestamps(given)) {
+                self.txn.count(ConnStat::TxnCommits);
+                return Err(self.commit_refused(e));
             }
+        } else if let Err(e) = self.txn.check_commit_timestamps(SetTimestamps::default()) {
+            self.txn.count(ConnStat::TxnCommits);
+            return Err(self.commit_refused(e));
         }
         self.txn.count(ConnStat::TxnCommits);
         let was_running = self.txn.is_running();
@@ -93,6 +102,93 @@ impl Session {
                 Err(e)
             }
         }
+    }
+
+    /// A commit refused by its timestamps: an unprepared transaction rolls back (as any failed
+    /// commit); a prepared one stays prepared, so that the application can commit it properly
+    /// (the reference stops the whole connection there instead).
+    fn commit_refused(&mut self, e: Error) -> Error {
+        if !self.txn.is_prepared() {
+            self.abort_running();
+        }
+        e
+    }
+
+    /// `WT_SESSION::prepare_transaction(prepare_timestamp=…)`: the transaction's writes become
+    /// prepared; from now on it may only set timestamps, commit or roll back.
+    pub fn prepare_transaction(&mut self, config: Option<&str>) -> Result<()> {
+        if self.txn.is_prepared() {
+            return Err(prepared());
+        }
+        if !self.txn.is_running() {
+            return Err(Error::invalid("only permitted in a running transaction"));
+        }
+        let given = settings(config, &["prepare_timestamp"])
+            .and_then(|pairs| Ok(SetTimestamps { prepare: stamp(&pairs, "prepare_timestamp", "prepare")?, ..SetTimestamps::default() }));
+        let out = given
+            .and_then(|given| self.txn.check_preparable().map(|()| given))
+            .and_then(|given| self.txn.set_timestamps(given))
+            .and_then(|()| self.txn.prepare());
+        self.in_txn(out)?;
+        // Values the cursors return are copies from now on.
+        self.copy_epoch += 1;
+        Ok(())
+    }
+
+    /// `WT_SESSION::timestamp_transaction`.
+    pub fn timestamp_transaction(&mut self, config: Option<&str>) -> Result<()> {
+        // Not validated, as in the reference: other keys are ignored.
+        let given = settings(config, &[]).and_then(|pairs| {
+            Ok(SetTimestamps {
+                commit: stamp(&pairs, "commit_timestamp", "commit")?,
+                durable: stamp(&pairs, "durable_timestamp", "durable")?,
+                prepare: stamp(&pairs, "prepare_timestamp", "prepare")?,
+                read: stamp(&pairs, "read_timestamp", "read")?,
+            })
+        });
+        let out = given.and_then(|given| self.txn.set_timestamps(given));
+        self.in_txn(out)
+    }
+
+    /// `WT_SESSION::timestamp_transaction_uint(which, ts)`.
+    pub fn timestamp_transaction_uint(&mut self, which: TimestampKind, ts: u64) -> Result<()> {
+        let name = match which {
+            TimestampKind::Commit => "commit",
+            TimestampKind::Durable => "durable",
+            TimestampKind::Prepare => "prepare",
+            TimestampKind::Read => "read",
+        };
+        if !self.txn.is_running() {
+            return Err(Error::invalid("only permitted in a running transaction"));
+        }
+        if ts == 0 {
+            return self.in_txn(Err(Error::invalid(format!("illegal {name} timestamp: zero not permitted"))));
+        }
+        let mut given = SetTimestamps::default();
+        *match which {
+            TimestampKind::Commit => &mut given.commit,
+            TimestampKind::Durable => &mut given.durable,
+            TimestampKind::Prepare => &mut given.prepare,
+            TimestampKind::Read => &mut given.read,
+        } = ts;
+        let out = self.txn.set_timestamps(given);
+        self.in_txn(out)
+    }
+
+    /// `WT_SESSION::query_timestamp(get=…)`: the transaction's timestamp, in hexadecimal.
+    pub fn query_timestamp(&self, config: Option<&str>) -> Result<String> {
+        let pairs = settings(config, &["get"])?;
+        let what = pairs.iter().rev().find(|(k, _)| *k == "get").map_or("read", |(_, v)| *v);
+        if !["commit", "first_commit", "prepare", "read"].contains(&what) {
+            return Err(choice_error(what, "get"));
+        }
+        self.txn.query_timestamp(what).map(timestamps::hex)
+    }
+
+    /// Whether the running transaction is prepared (most session and cursor methods are then
+    /// refused: [`prepared`]).
+    pub fn is_prepared(&self) -> bool {
+        self.txn.is_prepared()
     }
 
     /// `WT_SESSION::rollback_transaction`: discards the transaction's writes and resets every
@@ -273,11 +369,49 @@ fn no_config(config: Option<&str>) -> bool {
     matches!(config, None | Some(""))
 }
 
-/// A timestamp must be hexadecimal (the reference's message names which one).
-fn check_timestamp(text: &str, what: &str) -> Result<()> {
-    if text.len() <= 16 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!("Failed to parse {what} timestamp '{text}'")))
+/// The error of most methods inside a prepared transaction.
+pub fn prepared() -> Error {
+    Error::invalid("not permitted in a prepared transaction")
+}
+
+/// Which timestamp `timestamp_transaction_uint` sets (`WT_TS_TXN_TYPE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimestampKind {
+    /// `WT_TS_TXN_TYPE_COMMIT`.
+    Commit,
+    /// `WT_TS_TXN_TYPE_DURABLE`.
+    Durable,
+    /// `WT_TS_TXN_TYPE_PREPARE`.
+    Prepare,
+    /// `WT_TS_TXN_TYPE_READ`.
+    Read,
+}
+
+/// The key/value pairs of a timestamp method's configuration, each key one of `keys` (these
+/// methods have no key table in the configuration schema: their few keys are checked here;
+/// no `keys` at all: any key is taken).
+pub fn settings<'a>(config: Option<&'a str>, keys: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
+    let mut pairs = Vec::new();
+    let mut parser = Parser::new(config.unwrap_or(""));
+    while let Some(pair) = parser.next_pair() {
+        let (k, v) = pair.map_err(Error::from)?;
+        if !keys.is_empty() && !keys.contains(&k.text) {
+            return Err(Error::invalid(format!("unknown configuration key '{}'", k.text)));
+        }
+        pairs.push((k.text, v.text));
     }
+    Ok(pairs)
+}
+
+/// The timestamp `key` names in `pairs` (the last one given), parsed (0: not given).
+pub fn stamp(pairs: &[(&str, &str)], key: &str, name: &str) -> Result<u64> {
+    match pairs.iter().rev().find(|(k, _)| *k == key) {
+        Some((_, v)) => timestamps::parse(name, v),
+        None => Ok(0),
+    }
+}
+
+/// A `get=` value that is not one of the method's choices.
+pub fn choice_error(value: &str, key: &str) -> Error {
+    Error::invalid(format!("Value '{value}' not a permitted choice for key '{key}'"))
 }

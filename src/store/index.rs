@@ -39,7 +39,7 @@ use sdd::Ptr;
 
 use super::key::{Key, KeyHashBuilder, Probe, ShortKey};
 use super::version::{
-    Data, ReadView, Slot, Version, RETIRED, TS_ABORTED, TS_LATEST, TXN_COMMITTED,
+    is_prepared, Data, ReadView, Slot, Version, NO_READ_TS, RETIRED, TS_ABORTED, TS_LATEST, TXN_COMMITTED,
 };
 
 /// Direction of [`Index::seek`].
@@ -114,6 +114,9 @@ pub struct WriteCtx {
     /// The writer's read timestamp: a head committed after it is a conflict ([`TS_LATEST`]
     /// for writers that take "now" as their snapshot: only uncommitted heads conflict).
     pub snapshot: u64,
+    /// The writer's application read timestamp: a head committed with a later application
+    /// timestamp is a conflict too ([`NO_READ_TS`]: none).
+    pub read_ts: u64,
 }
 
 impl WriteCtx {
@@ -121,7 +124,7 @@ impl WriteCtx {
     /// (the store's own API: tests and benchmarks).
     ///
     /// cbindgen:ignore
-    pub const IMMEDIATE: WriteCtx = WriteCtx { txn: TXN_COMMITTED, snapshot: TS_LATEST };
+    pub const IMMEDIATE: WriteCtx = WriteCtx { txn: TXN_COMMITTED, snapshot: TS_LATEST, read_ts: NO_READ_TS };
 }
 
 /// Where a successful write landed, valid for the caller's guard.
@@ -393,6 +396,10 @@ impl Index {
     ) -> Option<(&'g [u8], Option<&'g [u8]>)> {
         let decided = |(k, slot): (&'g Key, &'g Shared<Slot>)| {
             let data = slot.head.load(Acquire, guard).as_ref()?.data_in(&view, guard)?;
+            if is_prepared(data) {
+                // A prepared version decides the key: as a conflict (`PREPARED_VALUE`).
+                return Some((k.as_bytes(), Some(&super::version::PREPARED_VALUE[..])));
+            }
             Some((k.as_bytes(), data.bytes()))
         };
         let Some(key) = key else {
@@ -444,16 +451,22 @@ impl Index {
     /// from the first), in key order: what a merge carries into the tree (`None` values are
     /// removals). Entries `view` sees nothing of are left out. Every entry read, empty slots
     /// (a refused or rolled-back insert) included, goes to `seen` (for
-    /// [`Index::retire_merged`]). Returns the key to go on from, if any is left.
+    /// [`Index::retire_merged`]); entries whose state has an application timestamp after
+    /// `pinned` also go to `unpinned` (they need a base, [`Slot::add_base`]). Returns the key to
+    /// go on from, if any is left.
+    #[allow(clippy::too_many_arguments)]
     pub fn committed_from(
         &self,
         from: Option<&[u8]>,
         view: ReadView,
+        pinned: u64,
         limit: usize,
         out: &mut Vec<(Vec<u8>, Option<Vec<u8>>)>,
         seen: &mut Vec<(Key, Shared<Slot>)>,
+        unpinned: &mut Vec<(Key, Shared<Slot>)>,
     ) -> Option<Vec<u8>> {
         let guard = Guard::new();
+        let view = ReadView { ignore_prepare: true, ..view };
         let start = from.map(Probe::new);
         let lo: Bound<&Probe<'_>> = match &start {
             Some(p) => Included(p),
@@ -467,26 +480,28 @@ impl Index {
             if head.tag() != RETIRED {
                 seen.push((k.clone(), slot.clone()));
             }
-            let Some(head) = head.as_ref() else { continue };
-            if let Some(data) = head.data_in(&view, &guard) {
-                out.push((k.as_bytes().to_vec(), data.bytes().map(<[u8]>::to_vec)));
+            if let Some(version) = slot.version_in(view, &guard) {
+                if version.start_ts.load(Relaxed) > pinned {
+                    unpinned.push((k.clone(), slot.clone()));
+                }
+                out.push((k.as_bytes().to_vec(), version.data.bytes().map(<[u8]>::to_vec)));
             }
         }
         None
     }
 
     /// After a merge carried the state at `upto` into the tree: retires the slot of `key` if
-    /// its newest version is committed at or before `upto` (the tree now holds it), and no
-    /// reader needs its history (`upto` is at or before the oldest snapshot), or if it is empty
-    /// (it holds nothing). A write racing with it wins (the retire CAS fails and the slot
-    /// stays). Returns whether it left.
-    pub fn retire_merged(&self, key: &Key, slot: &Shared<Slot>, upto: u64, guard: &Guard) -> bool {
+    /// its newest version is committed at or before `upto` with an application timestamp at or
+    /// before `pinned` (the tree now holds it, and every reader sees it), and no reader needs
+    /// its history (`upto` is at or before the oldest snapshot), or if it is empty (a refused
+    /// or rolled-back insert). Returns whether it did.
+    pub fn retire_merged(&self, key: &Key, slot: &Shared<Slot>, upto: u64, pinned: u64, guard: &Guard) -> bool {
         let probe = Probe::new(key.as_bytes());
         let head = slot.head.load(Acquire, guard);
         let merged = match head.as_ref() {
             Some(v) => {
                 let ts = v.commit_ts.load(Acquire);
-                ts <= upto && ts != TS_ABORTED
+                ts <= upto && ts != TS_ABORTED && v.start_ts.load(Relaxed) <= pinned
             }
             None => head.tag() != RETIRED,
         };
@@ -541,12 +556,20 @@ impl Index {
     /// Prunes every chain of the index to what a reader at `oldest` can still need (and retires
     /// removed keys that every reader sees removed). A full scan: for tests and for a caller
     /// that wants memory back at once.
-    pub fn prune_all(&self, oldest: u64) {
+    pub fn prune_all(&self, oldest: u64, pinned: u64) {
         let guard = Guard::new();
         for (key, slot) in self.tree.iter(&guard) {
-            slot.prune(oldest, &guard);
-            self.retire_if_removed(key.as_bytes(), slot, oldest, &guard);
+            slot.prune(oldest, pinned, &guard);
+            self.retire_if_removed(key.as_bytes(), slot, oldest, pinned, &guard);
         }
+    }
+
+    /// `rollback_to_stable`: every key loses the versions whose durable timestamp is after
+    /// `stable`; keys left with none read as their tree has them (or absent in memory).
+    /// Returns the number of keys changed.
+    pub fn roll_back_to(&self, stable: u64) -> usize {
+        let guard = Guard::new();
+        self.tree.iter(&guard).filter(|(_, slot)| slot.roll_back_to(stable, &guard)).count()
     }
 
     /// Entries in the tree, checked equal to the entries in the hash index (call only while no
@@ -663,11 +686,15 @@ impl Index {
                         continue;
                     }
                     let own = !immediate && head.txn_id.load(Relaxed) == ctx.txn;
-                    if !own && ts > ctx.snapshot {
+                    // Committed after the writer's snapshot, or after its application read
+                    // timestamp, or not committed: a conflict.
+                    let unseen = ts > ctx.snapshot || head.start_ts.load(Relaxed) > ctx.read_ts;
+                    if !own && unseen {
                         // Insert-if-absent checks the key in the writer's snapshot before the
                         // conflict, as the reference does: a key visible there is a duplicate.
                         if mode == Mode::InsertNew {
-                            let seen = match head.data_in(&ReadView::at(ctx.snapshot, ctx.txn), guard) {
+                            let view = ReadView::at(ctx.snapshot, ctx.txn).reading_at(ctx.read_ts);
+                            let seen = match head.data_in(&view, guard) {
                                 Some(d) => !d.is_tombstone(),
                                 None => self.layered && below().ok_or(Refused::Failed)?,
                             };
@@ -743,16 +770,16 @@ impl Index {
     }
 
     /// Retires the slot of a removed key once every reader sees it removed: its head is a
-    /// tombstone committed at or before `oldest` (the oldest running snapshot). Returns whether
-    /// the slot left the indexes.
-    pub fn retire_if_removed(&self, key: &[u8], slot: &Slot, oldest: u64, guard: &Guard) -> bool {
+    /// tombstone committed at or before `oldest` (the oldest running snapshot) with an
+    /// application timestamp at or before `pinned`. Returns whether the slot left the indexes.
+    pub fn retire_if_removed(&self, key: &[u8], slot: &Slot, oldest: u64, pinned: u64, guard: &Guard) -> bool {
         if self.layered {
             // The tombstone must reach the tree first (a merge retires it).
             return false;
         }
         let head = slot.head.load(Acquire, guard);
         let removed = head.as_ref().is_some_and(|v| {
-            v.data.is_tombstone() && v.commit_ts.load(Acquire) <= oldest
+            v.data.is_tombstone() && v.visible_to_all(oldest, pinned)
         });
         // An empty head (rolled-back insert) holds nothing either.
         let empty = head.is_null() && head.tag() != RETIRED;

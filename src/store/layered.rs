@@ -25,9 +25,16 @@ use std::borrow::Cow;
 use scc::Guard;
 
 use super::index::{Index, Seek};
-use super::version::{ReadView, TS_LATEST, TXN_COMMITTED};
+use super::version::{is_prepared, PREPARED_VALUE};
+use super::version::{Data, Horizon, ReadView, Version, TS_LATEST, TXN_COMMITTED};
 use crate::btree::tree::{Hint, Tree};
-use crate::error::Result;
+use crate::error::{Error, Kind, Result};
+
+/// `WT_PREPARE_CONFLICT`: a read met a prepared transaction's update (quiet, as in the
+/// reference: the application retries).
+pub fn prepare_conflict() -> Error {
+    Error::quiet(Kind::PrepareConflict)
+}
 
 /// A key and value, borrowed from the index or from the tree's pages, or read.
 pub type Entry<'g> = crate::btree::tree::Found<'g>;
@@ -82,6 +89,9 @@ impl<'t> Layers<'t> {
         't: 'g,
     {
         if let Some(data) = self.index.head(key, guard).and_then(|v| v.data_in(view, guard)) {
+            if is_prepared(data) {
+                return Err(prepare_conflict());
+            }
             return Ok(data.bytes().map(Cow::Borrowed));
         }
         match self.tree {
@@ -174,6 +184,9 @@ impl<'t> Layers<'t> {
             if a.view == view && a.forward == forward && a.covers(key) {
                 let Some(next) = &a.next else { return None };
                 if let Some(data) = self.index.head(next, guard).and_then(|v| v.data_in(&view, guard)) {
+                    if is_prepared(data) {
+                        return Some((Cow::Owned(next.clone()), Some(&PREPARED_VALUE[..])));
+                    }
                     return Some((Cow::Owned(next.clone()), data.bytes()));
                 }
                 // It left the index: look again.
@@ -209,19 +222,20 @@ impl<'t> Layers<'t> {
     }
 
     /// Carries the committed state at `at` (a snapshot the caller holds, so the history it
-    /// needs stays) into the tree, then lets go of what no snapshot at or after `oldest` needs.
+    /// needs stays), as of application timestamp `bound` (`crate::store::NO_READ_TS`: every committed
+    /// version), into the tree, then lets go of what no reader at or after `horizon` needs.
     /// Without a tree, nothing to do.
-    pub fn merge(&self, at: u64, oldest: impl Fn() -> u64) -> Result<()> {
+    pub fn merge(&self, at: u64, bound: u64, horizon: impl Fn() -> Horizon) -> Result<()> {
         let Some(tree) = self.tree else { return Ok(()) };
-        self.merge_locked(tree, tree.merge_lock(), at, oldest)
+        self.merge_locked(tree, tree.merge_lock(), at, bound, horizon)
     }
 
     /// [`merge`](Self::merge) unless another merge is running (which carries most of what
     /// this one would): whether it merged.
-    pub fn try_merge(&self, at: u64, oldest: impl Fn() -> u64) -> Result<bool> {
+    pub fn try_merge(&self, at: u64, bound: u64, horizon: impl Fn() -> Horizon) -> Result<bool> {
         let Some(tree) = self.tree else { return Ok(false) };
         match tree.try_merge_lock() {
-            Some(lock) => self.merge_locked(tree, lock, at, oldest).map(|()| true),
+            Some(lock) => self.merge_locked(tree, lock, at, bound, horizon).map(|()| true),
             None => Ok(false),
         }
     }
@@ -231,31 +245,45 @@ impl<'t> Layers<'t> {
         tree: &crate::btree::tree::Tree,
         mut last: parking_lot::MutexGuard<'_, u64>,
         at: u64,
-        oldest: impl Fn() -> u64,
+        bound: u64,
+        horizon: impl Fn() -> Horizon,
     ) -> Result<()> {
         // A merge that started later may have finished first: the tree never goes back, and
         // the history at its newer timestamp is still there (newer than `at`).
-        let at = at.max(*last);
+        let previous = *last;
+        let at = at.max(previous);
         *last = at;
-        let view = ReadView::at(at, TXN_COMMITTED);
+        let view = ReadView::at(at, TXN_COMMITTED).reading_at(bound);
         let mut from: Option<Vec<u8>> = None;
         let mut chunk = Vec::new();
         let mut seen = Vec::new();
+        let mut unpinned = Vec::new();
         // The tree holds the state at `at` for each chunk once applied: its slots can go if no
-        // snapshot before `at` runs (usually so: the merge's own snapshot is the oldest). Else
-        // they stay until a later merge.
-        let retire = oldest() >= at;
+        // snapshot before `at` runs (usually so: the merge's own snapshot is the oldest), and
+        // every application read timestamp sees them. Else they stay until a later merge.
+        let start = horizon();
+        let retire = start.seq >= at;
         loop {
             chunk.clear();
             seen.clear();
-            let next = self.index.committed_from(from.as_deref(), view, MERGE_CHUNK, &mut chunk, &mut seen);
+            unpinned.clear();
+            let next = self.index.committed_from(from.as_deref(), view, start.ts, MERGE_CHUNK, &mut chunk, &mut seen, &mut unpinned);
+            // States some application read timestamps may not see: before the tree holds them,
+            // their chains keep what the tree held (readers that see none of the chain's
+            // versions would otherwise fall through to the new tree version).
+            for (key, slot) in &unpinned {
+                let held = tree.get(key.as_bytes(), crate::btree::tree::TS_NEWEST)?;
+                let data = held.as_deref().map_or(Data::Tombstone, Data::value);
+                let guard = Guard::new();
+                slot.add_base(scc::Shared::new(Version::base(data, previous)), start.ts, &guard);
+            }
             if !chunk.is_empty() {
                 tree.apply(&chunk, at)?;
             }
             if retire {
                 let guard = Guard::new();
                 for (key, slot) in &seen {
-                    self.index.retire_merged(key, slot, at, &guard);
+                    self.index.retire_merged(key, slot, at, start.ts, &guard);
                 }
             }
             match next {
@@ -263,7 +291,7 @@ impl<'t> Layers<'t> {
                 None => break,
             }
         }
-        tree.release_before(oldest().min(at));
+        tree.release_before(horizon().seq.min(at));
         Ok(())
     }
 }

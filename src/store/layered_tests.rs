@@ -30,7 +30,7 @@ fn key(i: u64) -> Vec<u8> {
 fn commit(index: &Index, layers: Layers<'_>, key: &[u8], value: Option<&[u8]>, mode: Mode, ts: u64) -> Result<(), Refused> {
     let guard = Guard::new();
     let data = value.map_or(Data::Tombstone, Data::value);
-    let written = index.write_over(key, data, mode, WriteCtx { txn: ts + 1_000_000, snapshot: TS_LATEST }, &guard, false, &mut || {
+    let written = index.write_over(key, data, mode, WriteCtx { txn: ts + 1_000_000, snapshot: TS_LATEST, read_ts: NO_READ_TS }, &guard, false, &mut || {
         layers.below(key).ok()
     })?;
     written.version.as_ref().unwrap().stamp(ts);
@@ -105,7 +105,7 @@ fn layers_match_the_history_across_merges() {
             oldest += rng.next(now - oldest + 1);
         }
         let at = oldest + rng.next(now - oldest + 1);
-        layers.merge(at, || oldest).unwrap();
+        layers.merge(at, NO_READ_TS, || Horizon { seq: oldest, ts: NO_READ_TS }).unwrap();
         if round % 5 == 0 {
             tree.evict_all();
         }
@@ -114,7 +114,7 @@ fn layers_match_the_history_across_merges() {
         }
     }
     // Every reader gone: a merge at now empties the index, and the tree alone answers.
-    layers.merge(now, || now).unwrap();
+    layers.merge(now, NO_READ_TS, || Horizon { seq: now, ts: NO_READ_TS }).unwrap();
     assert_eq!(index.version_stats().slots, 0);
     check_at(layers, &history, now, &mut rng);
 }
@@ -133,7 +133,7 @@ fn a_stepping_cursor_keeps_its_snapshot_while_merges_replace_the_tree() {
         commit(&index, layers, &key(i), Some(b"first"), Mode::Upsert, now).unwrap();
         history.entry(key(i)).or_default().push((now, Some(b"first".to_vec())));
     }
-    layers.merge(now, || now).unwrap();
+    layers.merge(now, NO_READ_TS, || Horizon { seq: now, ts: NO_READ_TS }).unwrap();
     // A reader at `snap` steps through the table, forward then back, while every few steps
     // writers change keys ahead of it and a merge gives the tree a new version.
     let snap = now;
@@ -158,7 +158,7 @@ fn a_stepping_cursor_keeps_its_snapshot_while_merges_replace_the_tree() {
                     let value = if removed { None } else { Some(&b"later"[..]) };
                     commit(&index, layers, &k, value, Mode::Upsert, now).unwrap();
                 }
-                layers.merge(now, || snap).unwrap();
+                layers.merge(now, NO_READ_TS, || Horizon { seq: snap, ts: NO_READ_TS }).unwrap();
             }
         }
         let mut expected = want.clone();

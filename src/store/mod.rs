@@ -32,10 +32,10 @@ pub mod version;
 
 pub use index::{Exists, Index, Missing, Mode, Refused, Seek, VersionStats, WriteCtx, Written};
 pub use key::{Key, KeyHashBuilder, Probe, INLINE_KEY_LEN};
-pub use layered::{Layers, SeekHint};
+pub use layered::{prepare_conflict, Layers, SeekHint};
 pub use version::{
-    Data, ReadView, Slot, Version, INLINE_VALUE_LEN, RETIRED, TS_ABORTED, TS_LATEST, TS_NONE,
-    TS_PENDING, TXN_COMMITTED,
+    is_prepared, is_prepared_value, Data, Horizon, ReadView, Seen, Slot, Version, INLINE_VALUE_LEN, NO_READ_TS, PREPARED,
+    RETIRED, TS_ABORTED, TS_LATEST, TS_NONE, TS_PENDING, TXN_COMMITTED,
 };
 
 #[cfg(test)]

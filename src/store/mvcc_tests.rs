@@ -21,7 +21,7 @@ fn write(
 ) -> Result<(), Refused> {
     let guard = Guard::new();
     let data = value.map_or(Data::Tombstone, Data::value);
-    let written = idx.write(key, data, mode, WriteCtx { txn, snapshot }, &guard)?;
+    let written = idx.write(key, data, mode, WriteCtx { txn, snapshot, read_ts: NO_READ_TS }, &guard)?;
     if let Some(ts) = commit {
         written.version.as_ref().unwrap().stamp(ts);
     }
@@ -103,7 +103,7 @@ fn rollback_unlinks_and_hides_the_aborted_version() {
     let idx = Index::new();
     write(&idx, b"k", Some(b"base"), Mode::Upsert, 1, TS_LATEST, Some(1)).unwrap();
     let guard = Guard::new();
-    let written = idx.write(b"k", Data::value(b"t2"), Mode::Upsert, WriteCtx { txn: 2, snapshot: 1 }, &guard).unwrap();
+    let written = idx.write(b"k", Data::value(b"t2"), Mode::Upsert, WriteCtx { txn: 2, snapshot: 1, read_ts: NO_READ_TS }, &guard).unwrap();
     let held = written.version.as_ref().unwrap();
     assert!(written.slot.as_ref().unwrap().unlink_pending(written.version, &guard));
     assert_eq!(held.commit_ts.load(Ordering::Acquire), TS_ABORTED);
@@ -114,11 +114,11 @@ fn rollback_unlinks_and_hides_the_aborted_version() {
     // The key is free for others again.
     write(&idx, b"k", Some(b"t3"), Mode::Upsert, 3, 1, Some(2)).unwrap();
     // A rolled-back insert leaves an empty slot, which can leave the index.
-    let fresh = idx.write(b"new", Data::value(b"x"), Mode::InsertNew, WriteCtx { txn: 4, snapshot: 2 }, &guard).unwrap();
+    let fresh = idx.write(b"new", Data::value(b"x"), Mode::InsertNew, WriteCtx { txn: 4, snapshot: 2, read_ts: NO_READ_TS }, &guard).unwrap();
     assert!(fresh.was_empty);
     let slot = fresh.slot.as_ref().unwrap();
     assert!(slot.unlink_pending(fresh.version, &guard));
-    assert!(idx.retire_if_removed(b"new", slot, 0, &guard));
+    assert!(idx.retire_if_removed(b"new", slot, 0, NO_READ_TS, &guard));
     drop(guard);
     assert_eq!(idx.version_stats().slots, 1);
     assert_eq!(read(&idx, b"new", TS_PENDING, 0), None);
@@ -135,11 +135,11 @@ fn prune_keeps_what_the_oldest_snapshot_sees() {
     let guard = Guard::new();
     let slot = idx.slot(b"k", &guard).unwrap();
     // Oldest snapshot at 3: the uncommitted head, 6, 5, 4 and the base 3 stay.
-    assert_eq!(slot.prune(3, &guard), 5);
+    assert_eq!(slot.prune(3, NO_READ_TS, &guard), 5);
     assert_eq!(slot.chain_stats(&guard).0, 5);
     assert_eq!(read(&idx, b"k", 3, 0).as_deref(), Some(&[3u8][..]));
     assert_eq!(read(&idx, b"k", 2, 0), None, "nothing below the base is left");
-    assert_eq!(slot.prune(100, &guard), 2);
+    assert_eq!(slot.prune(100, NO_READ_TS, &guard), 2);
     assert_eq!(read(&idx, b"k", 100, 0).as_deref(), Some(&[6u8][..]));
     // The uncommitted head commits at 7.
     slot.head.load(Ordering::Acquire, &guard).as_ref().unwrap().stamp(7);
@@ -148,8 +148,8 @@ fn prune_keeps_what_the_oldest_snapshot_sees() {
     write(&idx, b"k", None, Mode::Remove, 100, TS_LATEST, Some(8)).unwrap();
     let guard = Guard::new();
     let slot = idx.slot(b"k", &guard).unwrap();
-    assert!(!idx.retire_if_removed(b"k", slot, 7, &guard), "a snapshot at 7 still sees the value");
-    assert!(idx.retire_if_removed(b"k", slot, 8, &guard));
+    assert!(!idx.retire_if_removed(b"k", slot, 7, NO_READ_TS, &guard), "a snapshot at 7 still sees the value");
+    assert!(idx.retire_if_removed(b"k", slot, 8, NO_READ_TS, &guard));
     drop(guard);
     assert_eq!(idx.version_stats().slots, 0);
     // The key can come back.
@@ -207,7 +207,7 @@ fn readers_walk_chains_while_a_writer_commits_and_prunes() {
         let installed: Vec<_> = keys
             .iter()
             .map(|k| {
-                idx.write(k, Data::value(&(snapshot + 1).to_be_bytes()), Mode::Upsert, WriteCtx { txn: 1000 + txn, snapshot }, &guard)
+                idx.write(k, Data::value(&(snapshot + 1).to_be_bytes()), Mode::Upsert, WriteCtx { txn: 1000 + txn, snapshot, read_ts: NO_READ_TS }, &guard)
                     .unwrap()
             })
             .collect();
@@ -219,7 +219,7 @@ fn readers_walk_chains_while_a_writer_commits_and_prunes() {
         clock.complete(ts);
         let oldest = pins.oldest(&clock);
         for w in &installed {
-            w.slot.as_ref().unwrap().prune(oldest, &guard);
+            w.slot.as_ref().unwrap().prune(oldest, NO_READ_TS, &guard);
         }
     }
     stop.store(true, Ordering::Release);
@@ -228,7 +228,7 @@ fn readers_walk_chains_while_a_writer_commits_and_prunes() {
     }
     let guard = Guard::new();
     for k in &keys {
-        idx.slot(k, &guard).unwrap().prune(clock.now(), &guard);
+        idx.slot(k, &guard).unwrap().prune(clock.now(), NO_READ_TS, &guard);
     }
     assert_eq!(idx.version_stats().versions, keys.len());
 }

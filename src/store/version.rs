@@ -22,7 +22,22 @@
 //! walking from the head, and a tombstone there means "absent". Commit timestamps are published
 //! in order (`crate::txn`), so a view never sees part of a commit: every version stamped with a
 //! timestamp `<= view.ts` was stamped before the view's timestamp was published. Read-uncommitted
-//! views use `ts = TS_PENDING`, which also admits running writers' versions but not aborted ones.
+//! views also admit running writers' versions, but not aborted ones.
+//!
+//! # Application timestamps
+//! Besides the engine's commit sequence (`commit_ts`), a version carries the application's
+//! timestamps: `start_ts` (its transaction's `commit_timestamp`, [`TS_NONE`] without one) and
+//! `durable_ts`. A view with a `read_ts` (a transaction begun with `read_timestamp=`) also
+//! requires `start_ts <= read_ts`; views without one carry [`NO_READ_TS`], which every version
+//! passes, so the common check stays two comparisons on one cache line.
+//!
+//! # Prepared versions
+//! A prepared transaction's versions stay uncommitted (`commit_ts` [`TS_PENDING`]); `prepare`
+//! sets their `start_ts` to the prepare timestamp and their `txn_id` to [`PREPARED`] plus the
+//! commit sequence the prepare took. A reader whose snapshot is at or after that sequence, and
+//! whose `read_ts` is at or after the prepare timestamp, meets a *prepare conflict*: the walk
+//! stops and reports it ([`PREPARED_DATA`], [`PREPARED_VALUE`]) unless the view ignores prepared
+//! versions. Older snapshots do not see them at all, as if they were still running.
 //!
 //! # History
 //! A transactional writer links its version in front of the old head (`next = old head`) with one
@@ -45,6 +60,11 @@ pub const TS_PENDING: u64 = u64::MAX - 1;
 pub const TS_ABORTED: u64 = u64::MAX;
 /// The largest read timestamp that sees only committed versions ([`ReadView::LATEST`]).
 pub const TS_LATEST: u64 = TS_PENDING - 1;
+/// `read_ts` of a view that reads at no application timestamp: every version passes.
+pub const NO_READ_TS: u64 = u64::MAX;
+/// Flag in a version's `txn_id` while its transaction is prepared (the low bits hold the commit
+/// sequence the prepare took).
+pub const PREPARED: u64 = 1 << 63;
 /// Longest value stored inline in a [`Version`] (longer values take one heap allocation).
 pub const INLINE_VALUE_LEN: usize = 30;
 
@@ -52,41 +72,126 @@ pub const INLINE_VALUE_LEN: usize = 30;
 /// unlinked from the tree: writers that meet it retry through the tree; readers see "absent".
 pub const RETIRED: Tag = Tag::First;
 
-/// What a reader may see: versions committed at or before `ts`, plus its own transaction's.
+/// What a reader may see: versions committed at or before `ts` (and, with a `read_ts`, at or
+/// before that application timestamp), plus its own transaction's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadView {
-    /// Read timestamp.
+    /// Read timestamp (the engine's commit sequence).
     pub ts: u64,
     /// The reader's transaction id ([`TXN_COMMITTED`] when it has written nothing).
     pub txn: u64,
+    /// The application's read timestamp ([`NO_READ_TS`]: none).
+    pub read_ts: u64,
+    /// Read-uncommitted: running writers' versions are visible too.
+    pub uncommitted: bool,
+    /// `ignore_prepare`: prepared versions are passed over instead of conflicting.
+    pub ignore_prepare: bool,
+}
+
+/// What every reader can see: versions committed at or before `seq` (the oldest running
+/// snapshot) with an application timestamp at or before `ts` (the pinned timestamp). History
+/// behind such a version can go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Horizon {
+    /// The oldest snapshot any reader may use.
+    pub seq: u64,
+    /// The oldest application read timestamp any reader may use.
+    pub ts: u64,
+}
+
+/// What a view makes of one version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// The version is visible.
+    Visible,
+    /// Not visible: look further down the chain.
+    Hidden,
+    /// A prepared version the view may not pass over.
+    Prepared,
 }
 
 impl ReadView {
     /// Every committed version, nothing uncommitted.
     ///
     /// cbindgen:ignore
-    pub const LATEST: ReadView = ReadView { ts: TS_LATEST, txn: TXN_COMMITTED };
+    pub const LATEST: ReadView = ReadView::at(TS_LATEST, TXN_COMMITTED);
 
     /// A snapshot at `ts` for transaction `txn`.
     #[inline]
     pub const fn at(ts: u64, txn: u64) -> ReadView {
-        ReadView { ts, txn }
+        ReadView { ts, txn, read_ts: NO_READ_TS, uncommitted: false, ignore_prepare: false }
     }
 
     /// Read-uncommitted: every version that is not rolled back.
     #[inline]
     pub const fn uncommitted(txn: u64) -> ReadView {
-        ReadView { ts: TS_PENDING, txn }
+        ReadView { ts: TS_LATEST, txn, read_ts: NO_READ_TS, uncommitted: true, ignore_prepare: false }
     }
 
-    /// Whether `version` is visible in this view.
+    /// This view reading at application timestamp `read_ts` ([`NO_READ_TS`]: none).
+    #[inline]
+    pub const fn reading_at(self, read_ts: u64) -> ReadView {
+        ReadView { read_ts, ..self }
+    }
+
+    /// Whether `version` is visible in this view (a prepared version is not).
     #[inline(always)]
     pub fn sees(&self, version: &Version) -> bool {
+        self.judge(version) == Seen::Visible
+    }
+
+    /// What this view makes of `version`.
+    #[inline(always)]
+    pub fn judge(&self, version: &Version) -> Seen {
         // Versions written outside transactions carry id 0 and timestamp 0: the first test takes
         // them; a view's own id is never 0 when it has written.
-        version.commit_ts.load(Ordering::Acquire) <= self.ts
-            || (self.txn != TXN_COMMITTED && version.txn_id.load(Ordering::Relaxed) == self.txn)
+        if version.commit_ts.load(Ordering::Acquire) <= self.ts {
+            return if version.start_ts.load(Ordering::Relaxed) <= self.read_ts { Seen::Visible } else { Seen::Hidden };
+        }
+        self.judge_uncommitted(version)
     }
+
+    /// [`judge`](Self::judge) for a version not committed in this snapshot.
+    #[inline(never)]
+    fn judge_uncommitted(&self, version: &Version) -> Seen {
+        let id = version.txn_id.load(Ordering::Acquire);
+        if self.txn != TXN_COMMITTED && id == self.txn {
+            // Transactions read their own writes, whatever the timestamps.
+            return Seen::Visible;
+        }
+        if version.commit_ts.load(Ordering::Acquire) != TS_PENDING {
+            // Committed after the snapshot, or aborted.
+            return Seen::Hidden;
+        }
+        if id & PREPARED != 0 {
+            let seq = id & !PREPARED;
+            let in_view = self.uncommitted || seq <= self.ts;
+            if in_view && version.start_ts.load(Ordering::Relaxed) <= self.read_ts {
+                return if self.ignore_prepare { Seen::Hidden } else { Seen::Prepared };
+            }
+            return Seen::Hidden;
+        }
+        if self.uncommitted { Seen::Visible } else { Seen::Hidden }
+    }
+}
+
+/// The payload a walk reports for a prepared version the view may not pass over: a removal to
+/// callers that do not ask, told apart by its address ([`is_prepared`]).
+pub static PREPARED_DATA: Data = Data::Tombstone;
+/// The value a walk reports for such a version where it returns value bytes: told apart by its
+/// address ([`is_prepared_value`]).
+pub static PREPARED_VALUE: [u8; 1] = [0];
+
+/// Whether `data` is the [`PREPARED_DATA`] marker.
+#[inline(always)]
+pub fn is_prepared(data: &Data) -> bool {
+    std::ptr::eq(data, &PREPARED_DATA)
+}
+
+/// Whether `value` is the [`PREPARED_VALUE`] marker.
+#[inline(always)]
+pub fn is_prepared_value(value: &[u8]) -> bool {
+    std::ptr::eq(value.as_ptr(), PREPARED_VALUE.as_ptr())
 }
 
 /// The payload of a version.
@@ -162,6 +267,11 @@ pub struct Version {
     pub txn_id: AtomicU64,
     /// Commit timestamp, [`TS_PENDING`] or [`TS_ABORTED`].
     pub commit_ts: AtomicU64,
+    /// The application's commit timestamp ([`TS_NONE`]: none; the prepare timestamp while
+    /// prepared).
+    pub start_ts: AtomicU64,
+    /// The application's durable timestamp ([`TS_NONE`]: none).
+    pub durable_ts: AtomicU64,
     /// The value, or a tombstone.
     pub data: Data,
     /// The version this one replaced (older), or null.
@@ -175,6 +285,21 @@ impl Version {
         Version {
             txn_id: AtomicU64::new(TXN_COMMITTED),
             commit_ts: AtomicU64::new(TS_NONE),
+            start_ts: AtomicU64::new(TS_NONE),
+            durable_ts: AtomicU64::new(TS_NONE),
+            data,
+            next: AtomicShared::null(),
+        }
+    }
+
+    /// What a tree held for a key before a merge at `seq` (`None`: nothing), as history visible
+    /// from `seq` on at every application timestamp ([`Slot::add_base`]).
+    pub fn base(data: Data, seq: u64) -> Self {
+        Version {
+            txn_id: AtomicU64::new(TXN_COMMITTED),
+            commit_ts: AtomicU64::new(seq),
+            start_ts: AtomicU64::new(TS_NONE),
+            durable_ts: AtomicU64::new(TS_NONE),
             data,
             next: AtomicShared::null(),
         }
@@ -186,6 +311,8 @@ impl Version {
         Version {
             txn_id: AtomicU64::new(txn),
             commit_ts: AtomicU64::new(TS_PENDING),
+            start_ts: AtomicU64::new(TS_NONE),
+            durable_ts: AtomicU64::new(TS_NONE),
             data,
             next: next.map_or_else(AtomicShared::null, AtomicShared::from),
         }
@@ -201,28 +328,63 @@ impl Version {
     ///
     /// The common case costs one comparison over reading the newest version: this version is
     /// committed before the view's timestamp and no walk is needed.
+    /// A prepared version the view may not pass over gives [`PREPARED_VALUE`].
     #[inline(always)]
     pub fn value_in<'g>(&'g self, view: &ReadView, guard: &'g Guard) -> Option<&'g [u8]> {
-        if self.commit_ts.load(Ordering::Acquire) <= view.ts {
+        if self.commit_ts.load(Ordering::Acquire) <= view.ts && self.start_ts.load(Ordering::Relaxed) <= view.read_ts {
             return self.data.bytes();
         }
-        visible_below(self, *view, guard)?.data.bytes()
+        match visible_below(self, *view, guard) {
+            Below::Found(v) => v.data.bytes(),
+            Below::Nothing => None,
+            Below::Prepared => Some(&PREPARED_VALUE),
+        }
     }
 
     /// The payload `view` sees in the chain this version heads, tombstones included (`None`:
     /// nothing visible), as [`value_in`](Self::value_in) finds it.
+    /// A prepared version the view may not pass over gives [`PREPARED_DATA`].
     #[inline(always)]
     pub fn data_in<'g>(&'g self, view: &ReadView, guard: &'g Guard) -> Option<&'g Data> {
-        if self.commit_ts.load(Ordering::Acquire) <= view.ts {
+        if self.commit_ts.load(Ordering::Acquire) <= view.ts && self.start_ts.load(Ordering::Relaxed) <= view.read_ts {
             return Some(&self.data);
         }
-        Some(&visible_below(self, *view, guard)?.data)
+        match visible_below(self, *view, guard) {
+            Below::Found(v) => Some(&v.data),
+            Below::Nothing => None,
+            Below::Prepared => Some(&PREPARED_DATA),
+        }
     }
 
     /// Commits this version at `ts` (its writer's commit).
     #[inline]
     pub fn stamp(&self, ts: u64) {
         self.commit_ts.store(ts, Ordering::Release);
+    }
+
+    /// Gives this uncommitted version the application's commit and durable timestamps, unless
+    /// it has its own already (set when written, while the transaction had a commit timestamp).
+    /// Before [`stamp`](Self::stamp), whose release store publishes them.
+    #[inline]
+    pub fn stamp_app(&self, commit: u64, durable: u64) {
+        if self.start_ts.load(Ordering::Relaxed) == TS_NONE {
+            self.start_ts.store(commit, Ordering::Relaxed);
+            self.durable_ts.store(durable, Ordering::Relaxed);
+        }
+    }
+
+    /// Marks this uncommitted version prepared at application timestamp `prepare_ts` and
+    /// commit sequence `seq` (published when `seq` is).
+    pub fn mark_prepared(&self, prepare_ts: u64, seq: u64) {
+        self.start_ts.store(prepare_ts, Ordering::Relaxed);
+        self.txn_id.store(PREPARED | seq, Ordering::Release);
+    }
+
+    /// Whether this version is committed, visible to every snapshot at or after `seq` and
+    /// every read timestamp at or after `ts` (history behind it can go).
+    #[inline]
+    pub fn visible_to_all(&self, seq: u64, ts: u64) -> bool {
+        self.commit_ts.load(Ordering::Acquire) <= seq && self.start_ts.load(Ordering::Relaxed) <= ts
     }
 }
 
@@ -261,13 +423,14 @@ impl Slot {
         self.head.load(Ordering::Acquire, guard).as_ref()?.value_in(view, guard)
     }
 
-    /// The version `view` sees (tombstones included), walking from the head.
+    /// The version `view` sees (tombstones included), walking from the head; prepared
+    /// versions are passed over.
     pub fn version_in<'g>(&self, view: ReadView, guard: &'g Guard) -> Option<&'g Version> {
         let head = self.head.load(Ordering::Acquire, guard).as_ref()?;
-        if view.sees(head) {
-            return Some(head);
+        match visible_below(head, ReadView { ignore_prepare: true, ..view }, guard) {
+            Below::Found(v) => Some(v),
+            _ => None,
         }
-        visible_below(head, view, guard)
     }
 
     /// The newest committed value (phase-1 reads and tests).
@@ -277,17 +440,19 @@ impl Slot {
     }
 
     /// Cuts the history no reader can need: behind the first version committed at or before
-    /// `oldest` (the oldest read timestamp of any running snapshot), nothing is visible to
-    /// anyone. Returns the number of versions kept in front of the cut (the chain's length).
+    /// `oldest` (the oldest read timestamp of any running snapshot) with an application
+    /// timestamp at or before `pinned` (the oldest application read timestamp any reader may
+    /// use), nothing is visible to anyone. Returns the number of versions kept in front of the
+    /// cut (the chain's length).
     ///
     /// Safe against concurrent writers, rollbacks and other pruners: only `next` of a committed
     /// version is swapped, readers walking the cut tail still hold it through their guard.
-    pub fn prune(&self, oldest: u64, guard: &Guard) -> usize {
+    pub fn prune(&self, oldest: u64, pinned: u64, guard: &Guard) -> usize {
         let mut kept = 0;
         let mut cur = self.head.load(Ordering::Acquire, guard);
         while let Some(v) = cur.as_ref() {
             kept += 1;
-            if v.commit_ts.load(Ordering::Acquire) <= oldest {
+            if v.visible_to_all(oldest, pinned) {
                 if !v.next.load(Ordering::Acquire, guard).is_null() {
                     // Released through the epoch scheme when the last reference goes.
                     drop(v.next.swap((None, Tag::None), Ordering::AcqRel));
@@ -297,6 +462,47 @@ impl Slot {
             cur = v.next.load(Ordering::Acquire, guard);
         }
         kept
+    }
+
+    /// Puts `base` under the chain's oldest version unless that version is already visible at
+    /// every application read timestamp at or after `pinned` (a merge that carries versions
+    /// some readers may not see into the tree keeps, for those readers, what the tree held:
+    /// see `crate::store::layered`). Returns whether it was added.
+    pub fn add_base(&self, base: Shared<Version>, pinned: u64, guard: &Guard) -> bool {
+        let Some(mut bottom) = self.head.load(Ordering::Acquire, guard).as_ref() else { return false };
+        loop {
+            if bottom.start_ts.load(Ordering::Relaxed) <= pinned && bottom.commit_ts.load(Ordering::Acquire) < TS_PENDING {
+                return false;
+            }
+            match bottom.next.load(Ordering::Acquire, guard).as_ref() {
+                Some(next) => bottom = next,
+                None => break,
+            }
+        }
+        bottom
+            .next
+            .compare_exchange(Ptr::null(), (Some(base), Tag::None), Ordering::AcqRel, Ordering::Acquire, guard)
+            .is_ok()
+    }
+
+    /// `rollback_to_stable`: drops the versions at the head of the chain whose durable
+    /// timestamp is after `stable` (no transaction runs meanwhile). Returns whether it changed
+    /// the chain.
+    pub fn roll_back_to(&self, stable: u64, guard: &Guard) -> bool {
+        let head = self.head.load(Ordering::Acquire, guard);
+        let mut keep = head;
+        while let Some(v) = keep.as_ref() {
+            let durable = v.durable_ts.load(Ordering::Relaxed).max(v.start_ts.load(Ordering::Relaxed));
+            if durable <= stable {
+                break;
+            }
+            keep = v.next.load(Ordering::Acquire, guard);
+        }
+        if keep == head {
+            return false;
+        }
+        let kept = keep.get_shared();
+        self.head.compare_exchange(head, (kept, Tag::None), Ordering::AcqRel, Ordering::Acquire, guard).is_ok()
     }
 
     /// Unlinks `version`, the uncommitted head written by a transaction that rolls back, and
@@ -328,19 +534,30 @@ impl Slot {
     }
 }
 
-/// The first version below `head` that `view` sees. Out of line: only reached when the head is
-/// uncommitted or newer than the view.
+/// What a walk down a chain found.
+enum Below<'g> {
+    /// The first version the view sees.
+    Found(&'g Version),
+    /// The view sees no version.
+    Nothing,
+    /// A prepared version stopped the walk.
+    Prepared,
+}
+
+/// The first version from `head` down that `view` sees. Out of line: only reached when the
+/// head is uncommitted or newer than the view.
 #[inline(never)]
-fn visible_below<'g>(head: &'g Version, view: ReadView, guard: &'g Guard) -> Option<&'g Version> {
-    if view.sees(head) {
-        return Some(head);
-    }
-    let mut cur = head.next.load(Ordering::Acquire, guard);
-    while let Some(v) = cur.as_ref() {
-        if view.sees(v) {
-            return Some(v);
+fn visible_below<'g>(head: &'g Version, view: ReadView, guard: &'g Guard) -> Below<'g> {
+    let mut cur = head;
+    loop {
+        match view.judge(cur) {
+            Seen::Visible => return Below::Found(cur),
+            Seen::Prepared => return Below::Prepared,
+            Seen::Hidden => {}
         }
-        cur = v.next.load(Ordering::Acquire, guard);
+        match cur.next.load(Ordering::Acquire, guard).as_ref() {
+            Some(v) => cur = v,
+            None => return Below::Nothing,
+        }
     }
-    None
 }

@@ -6,14 +6,14 @@
 //! once: a write adds entries, not reference counts on the table.
 
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering::Acquire;
+use std::sync::atomic::Ordering::{Acquire, Relaxed};
 use std::sync::Arc;
 
 use scc::{Guard, Shared};
 use sdd::Ptr;
 
 use crate::schema::Table;
-use crate::store::{Slot, Version};
+use crate::store::{Horizon, Slot, Version};
 
 /// One version a session wrote.
 pub struct Entry {
@@ -88,6 +88,36 @@ impl Logs {
         }
     }
 
+    /// Gives every uncommitted version the application's commit and durable timestamps (those
+    /// written while the transaction had a commit timestamp keep theirs, unless `prepared`:
+    /// a prepared version's `start_ts` holds its prepare timestamp until now).
+    pub fn stamp_app(&self, commit: u64, durable: u64, prepared: bool) {
+        for log in self.tables.iter().filter(|l| l.table.uses_timestamps()) {
+            for entry in &log.uncommitted {
+                if prepared {
+                    entry.version.start_ts.store(commit, Relaxed);
+                    entry.version.durable_ts.store(durable, Relaxed);
+                } else {
+                    entry.version.stamp_app(commit, durable);
+                }
+            }
+        }
+    }
+
+    /// A table the running transaction wrote that takes no timestamps (it cannot be prepared).
+    pub fn untimestamped_table(&self) -> Option<&Arc<Table>> {
+        self.tables.iter().find(|l| !l.uncommitted.is_empty() && !l.table.uses_timestamps()).map(|l| &l.table)
+    }
+
+    /// Marks every uncommitted version prepared at `prepare_ts`, commit sequence `seq`.
+    pub fn prepare(&self, prepare_ts: u64, seq: u64) {
+        for log in &self.tables {
+            for entry in &log.uncommitted {
+                entry.version.mark_prepared(prepare_ts, seq);
+            }
+        }
+    }
+
     /// Queues the versions stamped with `ts` for reclamation (after the commit is published).
     pub fn committed(&mut self, ts: u64) {
         for log in &mut self.tables {
@@ -113,7 +143,7 @@ impl Logs {
                 if let Some(key) = &entry.key {
                     if entry.slot.head.load(Acquire, &guard).is_null() {
                         // A key this transaction created: its emptied slot leaves the index.
-                        log.table.index().retire_if_removed(key, &entry.slot, 0, &guard);
+                        log.table.index().retire_if_removed(key, &entry.slot, 0, 0, &guard);
                     }
                 }
             }
@@ -125,21 +155,21 @@ impl Logs {
         self.queued
     }
 
-    /// Reclaims what no reader at or after `oldest` can see: prunes the history of every queued
-    /// slot committed at or before `oldest`, and retires the slots of removals every reader sees.
-    /// Returns the number of entries still queued. O(tables) when nothing is due.
-    pub fn reclaim(&mut self, oldest: u64) -> usize {
+    /// Reclaims what no reader at or after `horizon` can see: prunes the history of every
+    /// queued slot whose version every reader sees, and retires the slots of removals every
+    /// reader sees. Returns the number of entries still queued. O(tables) when nothing is due.
+    pub fn reclaim(&mut self, horizon: Horizon) -> usize {
         let mut guard = None;
         let mut dropped = false;
         for log in &mut self.tables {
             while let Some((ts, entry)) = log.committed.front() {
-                if *ts > oldest {
+                if *ts > horizon.seq || entry.version.start_ts.load(Relaxed) > horizon.ts {
                     break;
                 }
                 let guard = guard.get_or_insert_with(Guard::new);
-                entry.slot.prune(oldest, guard);
+                entry.slot.prune(horizon.seq, horizon.ts, guard);
                 if let Some(key) = &entry.key {
-                    log.table.index().retire_if_removed(key, &entry.slot, oldest, guard);
+                    log.table.index().retire_if_removed(key, &entry.slot, horizon.seq, horizon.ts, guard);
                 }
                 log.committed.pop_front();
                 self.queued -= 1;

@@ -47,6 +47,7 @@ pub mod clock;
 pub mod log;
 pub mod pins;
 pub mod state;
+pub mod timestamps;
 
 #[cfg(test)]
 mod tests;
@@ -59,7 +60,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::btree::cache::Cache;
+use crate::error::{Error, Result};
 use crate::schema::Table;
+use crate::store::Horizon;
 
 use clock::CommitClock;
 use log::Committed;
@@ -87,6 +90,18 @@ impl Isolation {
     }
 }
 
+/// The application timestamps of a checkpoint: the one it holds data as of (`bound`), and the
+/// stable and oldest timestamps it records (0: none), which a reopen starts from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckpointStamps {
+    /// Versions with a later application timestamp stay out of the trees.
+    pub bound: u64,
+    /// The stable timestamp.
+    pub stable: u64,
+    /// The oldest timestamp.
+    pub oldest: u64,
+}
+
 /// Committed versions a closed session could not reclaim yet, by table.
 type Orphans = Vec<(Arc<Table>, Committed)>;
 
@@ -101,6 +116,9 @@ pub struct TxnShared {
     /// on a read path, never waited for by a write (`try_lock`).
     orphans: Mutex<Orphans>,
     has_orphans: AtomicBool,
+    /// The application's timestamps (`set_timestamp`, `query_timestamp`).
+    pub timestamps: timestamps::Global,
+    journalled: AtomicBool,
 }
 
 impl TxnShared {
@@ -118,6 +136,8 @@ impl TxnShared {
             pins: Pins::new(sessions),
             orphans: Mutex::new(Vec::new()),
             has_orphans: AtomicBool::new(false),
+            timestamps: timestamps::Global::default(),
+            journalled: AtomicBool::new(false),
         }
     }
 
@@ -129,6 +149,70 @@ impl TxnShared {
     /// The oldest read timestamp any session may still use.
     pub fn oldest(&self) -> u64 {
         self.pins.oldest(&self.clock)
+    }
+
+    /// The oldest application read timestamp any reader may use (the reference's *pinned*
+    /// timestamp): the oldest timestamp, or an older running transaction's read timestamp;
+    /// 0 when no oldest timestamp is set (then no timestamped version is visible to all).
+    pub fn pinned(&self) -> u64 {
+        // The oldest timestamp first, then the records: see `pins::Pins::publish_read`.
+        let Some(oldest) = self.timestamps.oldest() else { return 0 };
+        match self.pins.oldest_read() {
+            0 => oldest,
+            read => read.min(oldest),
+        }
+    }
+
+    /// The application timestamp merges carry state as of: the stable timestamp when one is set
+    /// and the database has no journal (a checkpoint holds what is stable; the journal makes
+    /// every commit durable otherwise, as the reference's logged tables), else every commit.
+    pub fn merge_bound(&self) -> u64 {
+        if self.journalled.load(Ordering::Relaxed) {
+            return crate::store::NO_READ_TS;
+        }
+        self.timestamps.stable().unwrap_or(crate::store::NO_READ_TS)
+    }
+
+    /// What a checkpoint holds data as of ([`merge_bound`](Self::merge_bound)) and records.
+    pub fn checkpoint_bounds(&self) -> CheckpointStamps {
+        CheckpointStamps {
+            bound: self.merge_bound(),
+            stable: self.timestamps.stable().unwrap_or(0),
+            oldest: self.timestamps.oldest().unwrap_or(0),
+        }
+    }
+
+    /// Tells whether the database journals its commits (merges then ignore the stable
+    /// timestamp).
+    pub fn set_journalled(&self, journalled: bool) {
+        self.journalled.store(journalled, Ordering::Relaxed);
+    }
+
+    /// What every reader can see now: history behind it can go.
+    pub fn horizon(&self) -> Horizon {
+        Horizon { seq: self.oldest(), ts: self.pinned() }
+    }
+
+    /// `WT_CONNECTION::query_timestamp(get=…)`.
+    pub fn query_timestamp(&self, what: &str) -> Result<u64> {
+        let ts = &self.timestamps;
+        match what {
+            "all_durable" => {
+                let Some(durable) = ts.durable() else { return Ok(0) };
+                Ok(match self.pins.oldest_durable() {
+                    0 => durable,
+                    running => durable.min(running - 1),
+                })
+            }
+            "oldest_reader" => Ok(self.pins.oldest_read()),
+            "pinned" => Ok(self.pinned()),
+            _ => ts.query(what).ok_or_else(|| Error::invalid(format!("unknown timestamp query {what}"))),
+        }
+    }
+
+    /// Whether any session runs a transaction.
+    pub fn any_running(&self) -> bool {
+        self.pins.any_running()
     }
 
     fn leave(&self, orphans: Orphans) {

@@ -14,7 +14,7 @@
 //! `c <= s2`. Either way `oldest <= s2`: the history a snapshot at `s2` needs is never cut.
 
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 
 use crossbeam_utils::CachePadded;
 
@@ -30,6 +30,13 @@ struct Pin {
     /// Transactions of this slot that have written (ids stay unique across the sessions that
     /// use the slot one after the other).
     txn_seq: AtomicU64,
+    /// The running transaction's application read timestamp (0: none).
+    app_read: AtomicU64,
+    /// The running transaction's durable timestamp, once it has one (0: none): `all_durable`
+    /// stays below it until the transaction ends.
+    durable: AtomicU64,
+    /// Whether a transaction runs (`rollback_to_stable` refuses to run beside one).
+    running: AtomicBool,
 }
 
 /// The records of every session slot.
@@ -48,7 +55,13 @@ impl Pins {
     /// Records for `capacity` session slots.
     pub fn new(capacity: usize) -> Self {
         let pins = (0..capacity)
-            .map(|_| CachePadded::new(Pin { read_ts: AtomicU64::new(NO_PIN), txn_seq: AtomicU64::new(0) }))
+            .map(|_| CachePadded::new(Pin {
+                    read_ts: AtomicU64::new(NO_PIN),
+                    txn_seq: AtomicU64::new(0),
+                    app_read: AtomicU64::new(0),
+                    durable: AtomicU64::new(0),
+                    running: AtomicBool::new(false),
+                }))
             .collect();
         Pins { pins, used: CachePadded::new(AtomicUsize::new(0)) }
     }
@@ -84,6 +97,46 @@ impl Pins {
             oldest = oldest.min(pin.read_ts.load(SeqCst));
         }
         oldest
+    }
+
+    /// Publishes `slot`'s application read timestamp (0: none). Sequentially consistent: a
+    /// reader publishes, then checks the oldest timestamp again; a reclaimer reads the oldest
+    /// timestamp, then the records (so one of the two sees the other, as for snapshots).
+    #[inline]
+    pub fn publish_read(&self, slot: usize, ts: u64) {
+        self.pins[slot].app_read.store(ts, SeqCst);
+    }
+
+    /// Publishes `slot`'s running transaction's durable timestamp (0: none).
+    #[inline]
+    pub fn publish_durable(&self, slot: usize, ts: u64) {
+        self.pins[slot].durable.store(ts, SeqCst);
+    }
+
+    /// Marks whether a transaction runs in `slot`.
+    #[inline]
+    pub fn set_running(&self, slot: usize, running: bool) {
+        self.pins[slot].running.store(running, Relaxed);
+    }
+
+    /// Whether a transaction runs in any slot.
+    pub fn any_running(&self) -> bool {
+        self.used().iter().any(|p| p.running.load(SeqCst))
+    }
+
+    /// The smallest application read timestamp published (0: none).
+    pub fn oldest_read(&self) -> u64 {
+        self.used().iter().map(|p| p.app_read.load(SeqCst)).filter(|&ts| ts != 0).min().unwrap_or(0)
+    }
+
+    /// The smallest durable timestamp of a running transaction (0: none).
+    pub fn oldest_durable(&self) -> u64 {
+        self.used().iter().map(|p| p.durable.load(SeqCst)).filter(|&ts| ts != 0).min().unwrap_or(0)
+    }
+
+    fn used(&self) -> &[CachePadded<Pin>] {
+        let used = self.used.load(SeqCst).min(self.pins.len());
+        &self.pins[..used]
     }
 
     /// A new transaction id for `slot`: unique across all slots, never 0, and allocated without

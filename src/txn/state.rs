@@ -12,11 +12,12 @@ use crate::btree::cache::{entry_bytes, PUBLISH_BYTES};
 use crate::durable::redo::Redo;
 use crate::error::{Error, Kind, Result};
 use crate::schema::Table;
-use crate::store::{Data, Mode, ReadView, Refused, WriteCtx, TS_LATEST, TS_PENDING, TXN_COMMITTED};
+use crate::store::{Data, Horizon, Mode, ReadView, Refused, WriteCtx, NO_READ_TS, TS_LATEST, TXN_COMMITTED};
 use crate::stats::counters::{ConnStat, OwnedSlot, SlotRef};
 
 use super::clock::backoff;
 use super::log::{Entry, Logs};
+use super::timestamps::{TxnTimestamps, TS_NONE};
 use super::{Isolation, TxnShared};
 
 /// `read_ts` when the session reads at no snapshot.
@@ -48,6 +49,32 @@ pub struct TxnStats {
     pub autocommit_update_retry: u64,
 }
 
+/// `begin_transaction`'s timestamp settings (parsed and validated by the caller).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BeginTimestamps {
+    /// `read_timestamp=` (0: none).
+    pub read: u64,
+    /// `roundup_timestamps=(read=true)`.
+    pub round_read: bool,
+    /// `roundup_timestamps=(prepared=true)`.
+    pub round_prepared: bool,
+    /// `ignore_prepare=true` (`Some(false)`) or `ignore_prepare=force` (`Some(true)`).
+    pub ignore_prepare: Option<bool>,
+}
+
+/// `timestamp_transaction`'s (or `commit_transaction`'s) timestamps (0: not given).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SetTimestamps {
+    /// `commit_timestamp=`.
+    pub commit: u64,
+    /// `durable_timestamp=`.
+    pub durable: u64,
+    /// `prepare_timestamp=`.
+    pub prepare: u64,
+    /// `read_timestamp=`.
+    pub read: u64,
+}
+
 /// The running explicit transaction.
 #[derive(Clone, Copy, Debug)]
 struct Running {
@@ -66,7 +93,7 @@ pub struct Txn {
     isolation: Isolation,
     running: Option<Running>,
     /// The current view: its timestamp is the running snapshot transaction's, the auto-commit
-    /// or read-committed read snapshot while one is held, `TS_PENDING` for read-uncommitted, or
+    /// or read-committed read snapshot while one is held, `TS_LATEST` (marked uncommitted) for read-uncommitted, or
     /// `NO_SNAPSHOT`; its id is the running transaction's once it has written, else 0.
     view: ReadView,
     /// Whether `read_ts` is published in the session's record.
@@ -96,6 +123,13 @@ pub struct Txn {
     /// Bytes this session added to on-disk tables' indexes and has not published to the
     /// cache yet (`btree::cache`: one shared add per 64 KB).
     unpublished: i64,
+    /// The running transaction's application timestamps.
+    ts: TxnTimestamps,
+    /// The pinned application timestamp last computed (with `oldest`).
+    pinned_ts: u64,
+    /// The last transaction's commit and first commit timestamps, which `query_timestamp`
+    /// returns until the next `begin_transaction` (as the reference does).
+    ended: (u64, u64),
 }
 
 impl Txn {
@@ -121,6 +155,9 @@ impl Txn {
             commit_sync: None,
             failure: None,
             unpublished: 0,
+            ts: TxnTimestamps::default(),
+            pinned_ts: 0,
+            ended: (0, 0),
         }
     }
 
@@ -276,7 +313,8 @@ impl Txn {
     fn take_snapshot(&mut self) {
         if self.effective_isolation() == Isolation::ReadUncommitted {
             // Sees every version that is not rolled back: nothing to pin, history is not needed.
-            self.view.ts = TS_PENDING;
+            self.view.ts = TS_LATEST;
+            self.view.uncommitted = true;
         } else {
             self.view.ts = self.shared.pins.pin(self.slot, &self.shared.clock);
             self.pinned = true;
@@ -337,6 +375,7 @@ impl Txn {
             self.pinned = false;
         }
         self.view.ts = NO_SNAPSHOT;
+        self.view.uncommitted = false;
         self.search_ready = false;
     }
 
@@ -344,12 +383,24 @@ impl Txn {
 
     /// `begin_transaction` (after its configuration was validated and counted). Inside a
     /// running transaction: `EINVAL`, and the running transaction is doomed.
-    pub fn begin(&mut self, isolation: Option<Isolation>) -> Result<()> {
+    pub fn begin(&mut self, isolation: Option<Isolation>, stamps: BeginTimestamps) -> Result<()> {
         if let Some(running) = &mut self.running {
             running.doomed = true;
             return Err(Error::invalid("not permitted in a running transaction"));
         }
-        let isolation = isolation.unwrap_or(self.isolation);
+        self.ended = (TS_NONE, TS_NONE);
+        // A read timestamp implies snapshot isolation.
+        let isolation = if stamps.read != TS_NONE { Isolation::Snapshot } else { isolation.unwrap_or(self.isolation) };
+        self.ts = TxnTimestamps {
+            round_read: stamps.round_read,
+            round_prepared: stamps.round_prepared,
+            ignore_prepare: stamps.ignore_prepare.is_some(),
+            read_only: stamps.ignore_prepare == Some(false),
+            ..TxnTimestamps::default()
+        };
+        if stamps.read != TS_NONE {
+            self.ts.read = self.publish_read(stamps.read)?;
+        }
         // A read-committed transaction goes on reading in the snapshot the session holds while a
         // cursor is positioned, as the reference does (difftest seed 32).
         let keep = isolation == Isolation::ReadCommitted && self.pinned;
@@ -357,7 +408,10 @@ impl Txn {
             self.drop_snapshot();
         }
         self.running = Some(Running { isolation, doomed: false });
+        self.shared.pins.set_running(self.slot, true);
         self.view.txn = TXN_COMMITTED;
+        self.view.read_ts = if self.ts.read != TS_NONE { self.ts.read } else { NO_READ_TS };
+        self.view.ignore_prepare = self.ts.ignore_prepare;
         self.rollback_reason = None;
         if isolation == Isolation::Snapshot {
             // The snapshot is taken now: a commit after `begin` is not visible (api.md).
@@ -377,7 +431,7 @@ impl Txn {
         let Some(running) = self.running else {
             return Err(Error::invalid("only permitted in a running transaction"));
         };
-        if running.doomed && self.logs.has_uncommitted() {
+        if running.doomed && self.logs.has_uncommitted() && !self.ts.prepared {
             self.abort();
             let message = match self.rollback_reason {
                 Some(reason) => format!("failed  transaction requires rollback: {reason}"),
@@ -393,6 +447,10 @@ impl Txn {
                     return Err(e);
                 }
             }
+            if self.ts.commit != TS_NONE {
+                // The application's timestamps go on first: the commit's stamp publishes them.
+                self.logs.stamp_app(self.ts.commit, self.ts.durable_or_commit(), self.ts.prepared);
+            }
             // Between `issue` and `complete` only the stamps: every later commit waits for them.
             let clock = &self.shared.clock;
             let ts = clock.issue();
@@ -403,10 +461,187 @@ impl Txn {
                 redo.published();
             }
         }
+        if self.ts.commit != TS_NONE {
+            self.shared.timestamps.committed_durable(self.ts.durable_or_commit());
+        }
         self.commit_sync = None;
         self.end();
         self.reclaim();
         Ok(())
+    }
+
+    /// `commit_transaction`'s timestamp rules, before [`commit`](Self::commit): the
+    /// timestamps given (or set before, checked again: the stable timestamp may have moved),
+    /// and what a prepared or unprepared transaction must and must not have. An error leaves
+    /// the transaction as it was (the caller rolls back an unprepared one).
+    pub fn check_commit_timestamps(&mut self, given: SetTimestamps) -> Result<()> {
+        if self.running.is_none() {
+            return Ok(());
+        }
+        if !self.ts.prepared {
+            self.ts.round_prepared = false;
+        }
+        let commit = if given.commit != TS_NONE { given.commit } else { self.ts.commit };
+        let durable = if given.durable != TS_NONE { given.durable } else { self.ts.durable };
+        let snapshot = self.effective_isolation() == Isolation::Snapshot;
+        let global = &self.shared.timestamps;
+        let mut ts = self.ts;
+        if commit != TS_NONE {
+            ts.set_commit(commit, snapshot, global)?;
+        }
+        if durable != TS_NONE {
+            ts.set_durable(durable, global)?;
+        }
+        if ts.prepared {
+            if ts.commit == TS_NONE {
+                return Err(Error::invalid("commit_timestamp is required for a prepared transaction"));
+            }
+            if ts.durable == TS_NONE {
+                return Err(Error::invalid("durable_timestamp is required for a prepared transaction"));
+            }
+        } else if ts.prepare != TS_NONE {
+            return Err(Error::invalid("prepare timestamp is set for non-prepared transaction"));
+        }
+        self.ts = ts;
+        Ok(())
+    }
+
+    /// Whether the running transaction is prepared.
+    #[inline]
+    pub fn is_prepared(&self) -> bool {
+        self.ts.prepared
+    }
+
+    /// `timestamp_transaction` / `timestamp_transaction_uint`: sets the timestamps given, in
+    /// the reference's order (commit, durable, read, prepare).
+    pub fn set_timestamps(&mut self, given: SetTimestamps) -> Result<()> {
+        if self.running.is_none() {
+            return Err(Error::invalid("only permitted in a running transaction"));
+        }
+        let snapshot = self.effective_isolation() == Isolation::Snapshot;
+        if given.commit != TS_NONE {
+            self.ts.set_commit(given.commit, snapshot, &self.shared.timestamps)?;
+        }
+        if given.durable != TS_NONE {
+            self.ts.set_durable(given.durable, &self.shared.timestamps)?;
+        }
+        self.publish_durable();
+        if given.read != TS_NONE {
+            self.set_read(given.read)?;
+        }
+        if given.prepare != TS_NONE {
+            self.ts.set_prepare(given.prepare, &self.shared.timestamps)?;
+        }
+        Ok(())
+    }
+
+    /// The transaction's durable timestamp goes into the session's record once it has one
+    /// (`all_durable` stays below it while the transaction runs).
+    fn publish_durable(&mut self) {
+        let ts = if self.ts.durable != TS_NONE {
+            self.ts.durable
+        } else if self.ts.commit != TS_NONE && !self.ts.prepared {
+            self.ts.first_commit
+        } else {
+            return;
+        };
+        self.shared.pins.publish_durable(self.slot, ts);
+    }
+
+    /// A read timestamp for the running transaction (set once; a new snapshot goes with it).
+    fn set_read(&mut self, ts: u64) -> Result<()> {
+        if self.ts.prepared {
+            // The reference ignores it (failing would leave a prepared transaction stuck).
+            return Ok(());
+        }
+        if self.effective_isolation() != Isolation::Snapshot {
+            return Err(Error::invalid("setting a read_timestamp requires a transaction running at snapshot isolation"));
+        }
+        if self.ts.read != TS_NONE {
+            return Err(Error::invalid("a read_timestamp may only be set once per transaction"));
+        }
+        self.ts.read = self.publish_read(ts)?;
+        self.view.read_ts = self.ts.read;
+        if self.view.txn == TXN_COMMITTED {
+            // A snapshot taken earlier may be too old for the timestamp: take a new one.
+            self.drop_snapshot();
+            self.take_snapshot();
+        }
+        Ok(())
+    }
+
+    /// Publishes read timestamp `ts` in the session's record, checked against the oldest
+    /// timestamp after publication (so that a reclaimer either sees it or the reader sees
+    /// the oldest that reclaimer used); returns the timestamp read at (rounded up to the
+    /// oldest with `roundup_timestamps=(read=true)`).
+    fn publish_read(&mut self, ts: u64) -> Result<u64> {
+        let pins = &self.shared.pins;
+        pins.publish_read(self.slot, ts);
+        let Some(oldest) = self.shared.timestamps.oldest() else { return Ok(ts) };
+        if ts >= oldest {
+            return Ok(ts);
+        }
+        if self.ts.round_read {
+            pins.publish_read(self.slot, oldest);
+            return Ok(oldest);
+        }
+        pins.publish_read(self.slot, TS_NONE);
+        Err(Error::quiet(Kind::Invalid))
+    }
+
+    /// The checks `prepare_transaction` makes before it sets its timestamp: a transaction
+    /// that wrote to the journal cannot be prepared.
+    pub fn check_preparable(&self) -> Result<()> {
+        if self.running.is_none() {
+            return Err(Error::invalid("only permitted in a running transaction"));
+        }
+        if self.redo.is_some() && self.logs.has_uncommitted() {
+            return Err(Error::invalid("a prepared transaction cannot include a logged table"));
+        }
+        Ok(())
+    }
+
+    /// `prepare_transaction` (its `prepare_timestamp=` already set): the transaction's
+    /// versions become prepared at a new commit sequence, and its snapshot ends.
+    pub fn prepare(&mut self) -> Result<()> {
+        self.check_preparable()?;
+        if self.ts.prepare == TS_NONE {
+            return Err(Error::invalid("prepare timestamp is not set"));
+        }
+        if self.ts.commit != TS_NONE {
+            return Err(Error::invalid("commit timestamp must not be set before transaction is prepared"));
+        }
+        if let Some(table) = self.logs.untimestamped_table() {
+            return Err(Error::unsupported(format!(
+                "file:{}.wt: transaction prepare is not supported on logged tables or tables without timestamps",
+                table.name()
+            )));
+        }
+        // Like a commit's stamp: readers whose snapshot includes `seq` meet the prepared
+        // versions, older snapshots do not.
+        let clock = &self.shared.clock;
+        let seq = clock.issue();
+        self.logs.prepare(self.ts.prepare, seq);
+        clock.complete(seq);
+        self.ts.prepared = true;
+        self.txn_snapshot = false;
+        self.drop_snapshot();
+        Ok(())
+    }
+
+    /// `WT_SESSION::query_timestamp(get=…)`: the running transaction's timestamps (0 when
+    /// unset or outside a transaction).
+    pub fn query_timestamp(&self, what: &str) -> Result<u64> {
+        let running = self.running.is_some();
+        Ok(match what {
+            "commit" if !running => self.ended.0,
+            "first_commit" if !running => self.ended.1,
+            "commit" => self.ts.commit,
+            "first_commit" => self.ts.first_commit,
+            "prepare" => self.ts.prepare,
+            "read" => self.ts.read,
+            _ => return Err(Error::invalid(format!("unknown timestamp query {what}"))),
+        })
     }
 
     /// `rollback_transaction`.
@@ -436,6 +671,17 @@ impl Txn {
     }
 
     fn end(&mut self) {
+        if self.ts.read != TS_NONE {
+            self.shared.pins.publish_read(self.slot, TS_NONE);
+        }
+        if self.ts.commit != TS_NONE || self.ts.durable != TS_NONE {
+            self.shared.pins.publish_durable(self.slot, TS_NONE);
+        }
+        self.shared.pins.set_running(self.slot, false);
+        self.ended = (self.ts.commit, self.ts.first_commit);
+        self.ts = TxnTimestamps::default();
+        self.view.read_ts = NO_READ_TS;
+        self.view.ignore_prepare = false;
         self.running = None;
         self.txn_snapshot = false;
         self.txn_read_committed = self.isolation == Isolation::ReadCommitted;
@@ -448,7 +694,7 @@ impl Txn {
     #[inline]
     pub fn note_error(&mut self, kind: Kind) {
         if let Some(running) = &mut self.running {
-            if !matches!(kind, Kind::NotFound | Kind::DuplicateKey) {
+            if !matches!(kind, Kind::NotFound | Kind::DuplicateKey | Kind::PrepareConflict) && !self.ts.prepared {
                 running.doomed = true;
             }
         }
@@ -488,6 +734,22 @@ impl Txn {
         self.shared.oldest()
     }
 
+    /// What every reader can see now.
+    pub fn horizon_now(&self) -> Horizon {
+        self.shared.horizon()
+    }
+
+    /// The application timestamp a checkpoint holds data as of, and the stable timestamp it
+    /// records (0: none): see `TxnShared::merge_bound`.
+    pub fn checkpoint_bounds(&self) -> super::CheckpointStamps {
+        self.shared.checkpoint_bounds()
+    }
+
+    /// A checkpoint holding data as of stable timestamp `stable` is durable.
+    pub fn checkpointed(&self, stable: u64) {
+        self.shared.timestamps.checkpointed(stable);
+    }
+
     // ----- writes --------------------------------------------------------------------------
 
     /// Counts a write into an on-disk table's index against the cache; past the dirty trigger
@@ -503,7 +765,7 @@ impl Txn {
         let cache = &self.shared.cache;
         if table.publish_dirty(bytes, cache) {
             let shared = &self.shared;
-            let _ = table.merge_dirty(shared.clock.now(), &|| shared.oldest(), cache);
+            let _ = table.merge_dirty(shared.clock.now(), shared.merge_bound(), &|| shared.horizon(), cache);
         }
     }
 
@@ -552,20 +814,31 @@ impl Txn {
             }
         };
         if self.running.is_some() {
+            if self.ts.read_only {
+                self.failure = Some(Error::unsupported("Transactions with ignore_prepare=true cannot perform updates"));
+                return Err(Refused::Failed);
+            }
             if self.view.txn == TXN_COMMITTED {
                 self.view.txn = self.shared.pins.next_txn_id(self.slot);
             }
-            let ctx = WriteCtx { txn: self.view.txn, snapshot: self.view.ts };
+            let ctx = WriteCtx { txn: self.view.txn, snapshot: self.view.ts, read_ts: self.view.read_ts };
             match table.index().write_over(key, data(), mode, ctx, &guard, likely_new, &mut below) {
                 Ok(written) => {
                     *fresh = written.was_empty;
+                    if self.ts.commit != TS_NONE && table.uses_timestamps() {
+                        // Written while the transaction has a commit timestamp: the version
+                        // keeps that one, whatever the commit sets later (as the reference).
+                        if let Some(version) = written.version.as_ref() {
+                            version.stamp_app(self.ts.commit, self.ts.durable_or_commit());
+                        }
+                    }
                     let keep_key = value.is_none() || written.was_empty;
                     self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
                     if let Some(redo) = &mut self.redo {
                         redo.record(table.id(), key, value);
                     }
                     if let Some(slot) = written.slot.as_ref() {
-                        slot.prune(self.oldest, &guard);
+                        slot.prune(self.oldest, self.pinned_ts, &guard);
                     }
                     drop(guard);
                     self.count_dirty(table, key, value);
@@ -600,7 +873,7 @@ impl Txn {
                     }
                 }
             }
-            let ctx = WriteCtx { txn: self.shared.pins.next_txn_id(self.slot), snapshot: TS_LATEST };
+            let ctx = WriteCtx { txn: self.shared.pins.next_txn_id(self.slot), snapshot: TS_LATEST, read_ts: NO_READ_TS };
             let mut spins = 0;
             let written = loop {
                 match table.index().write_over(key, data(), mode, ctx, &guard, likely_new, &mut below) {
@@ -648,7 +921,7 @@ impl Txn {
             }
             self.logs.committed(ts);
             if let Some(slot) = written.slot.as_ref() {
-                slot.prune(self.oldest, &guard);
+                slot.prune(self.oldest, self.pinned_ts, &guard);
             }
             drop(guard);
             // A successful auto-commit write ends the session's read snapshot (traces §5.6).
@@ -672,24 +945,31 @@ impl Txn {
         }
         if self.logs.queued() >= self.scan_at {
             self.refresh_oldest();
-            let left = self.logs.reclaim(self.oldest);
+            let left = self.logs.reclaim(self.horizon());
             self.scan_at = left + RESCAN_EVERY;
         } else {
-            self.logs.reclaim(self.oldest);
+            self.logs.reclaim(self.horizon());
         }
+    }
+
+    /// The horizon last computed.
+    fn horizon(&self) -> Horizon {
+        Horizon { seq: self.oldest, ts: self.pinned_ts }
     }
 
     fn refresh_oldest(&mut self) {
         for (table, entries) in self.shared.adopt() {
             self.logs.adopt(table, entries);
         }
-        self.oldest = self.shared.oldest();
+        let Horizon { seq, ts } = self.shared.horizon();
+        self.oldest = seq;
+        self.pinned_ts = ts;
     }
 
     /// Reclaims with a fresh horizon now (tests, and a session that closes).
     pub fn reclaim_now(&mut self) -> usize {
         self.refresh_oldest();
-        self.logs.reclaim(self.oldest)
+        self.logs.reclaim(self.horizon())
     }
 
     /// The session closes: a running transaction rolls back (counted, as the reference counts
@@ -703,7 +983,7 @@ impl Txn {
             self.abort();
         }
         self.drop_snapshot();
-        if self.logs.queued() > 0 && self.logs.reclaim(self.oldest) > 0 {
+        if self.logs.queued() > 0 && self.logs.reclaim(self.horizon()) > 0 {
             self.shared.leave(self.logs.take_committed());
         }
     }
