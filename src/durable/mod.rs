@@ -32,6 +32,8 @@ pub mod slots;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod timestamp_tests;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

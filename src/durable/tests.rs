@@ -16,7 +16,7 @@ use super::background::CheckpointConfig;
 use super::disk::{Disk, HomeLock, LOG_PREFIX};
 
 /// A fresh, empty directory, removed when the test ends.
-struct Home(PathBuf);
+pub(super) struct Home(PathBuf);
 
 impl std::ops::Deref for Home {
     type Target = Path;
@@ -31,7 +31,7 @@ impl Drop for Home {
     }
 }
 
-fn home() -> Home {
+pub(super) fn home() -> Home {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "unlatched-durable-test-{}-{}",
@@ -43,24 +43,24 @@ fn home() -> Home {
     Home(dir)
 }
 
-fn open(home: &Path, config: &str) -> Result<Connection> {
+pub(super) fn open(home: &Path, config: &str) -> Result<Connection> {
     Connection::open(home.to_str(), Some(config))
 }
 
 /// The connection dies without its final checkpoint, as a killed process would.
-fn crash(conn: Connection) {
+pub(super) fn crash(conn: Connection) {
     conn.durable().expect("an on-disk database").abandon();
     drop(conn);
 }
 
 /// A session and a cursor on `table:NAME` (`S` keys and values).
-struct S {
-    s: Session,
-    c: CursorId,
+pub(super) struct S {
+    pub(super) s: Session,
+    pub(super) c: CursorId,
 }
 
 impl S {
-    fn new(conn: &Connection, table: &str) -> S {
+    pub(super) fn new(conn: &Connection, table: &str) -> S {
         let mut s = Session::open(conn, conn.slots().claim().expect("a free slot"), None).expect("session");
         let uri = format!("table:{table}");
         s.create(conn, &uri, Some("key_format=S,value_format=S")).expect("create");
@@ -68,7 +68,7 @@ impl S {
         S { s, c }
     }
 
-    fn key(&mut self, k: &str) {
+    pub(super) fn key(&mut self, k: &str) {
         self.s.set_key_with(self.c, |_, buf| {
             buf.extend_from_slice(k.as_bytes());
             buf.push(0);
@@ -76,7 +76,7 @@ impl S {
         });
     }
 
-    fn put(&mut self, k: &str, v: &str) -> Result<()> {
+    pub(super) fn put(&mut self, k: &str, v: &str) -> Result<()> {
         self.key(k);
         self.s.set_value_with(self.c, |_, buf| {
             buf.extend_from_slice(v.as_bytes());
@@ -86,12 +86,12 @@ impl S {
         self.s.update(self.c)
     }
 
-    fn remove(&mut self, k: &str) -> Result<()> {
+    pub(super) fn remove(&mut self, k: &str) -> Result<()> {
         self.key(k);
         self.s.remove(self.c)
     }
 
-    fn get(&mut self, k: &str) -> Option<String> {
+    pub(super) fn get(&mut self, k: &str) -> Option<String> {
         self.key(k);
         let out = match self.s.search(self.c) {
             Ok(()) => {
@@ -105,7 +105,7 @@ impl S {
         out
     }
 
-    fn txn(&mut self, config: Option<&str>, writes: &[(&str, &str)]) -> Result<()> {
+    pub(super) fn txn(&mut self, config: Option<&str>, writes: &[(&str, &str)]) -> Result<()> {
         self.s.begin_transaction(None)?;
         for (k, v) in writes {
             self.put(k, v)?;
