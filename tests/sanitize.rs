@@ -43,6 +43,7 @@ const C_TESTS: &[&str] = &[
     "evict_stress",
     "session_churn",
     "timestamps",
+    "timestamps_crash",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -167,6 +168,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_evict_stress => "evict_stress",
     asan_ubsan_c_session_churn => "session_churn",
     asan_ubsan_c_timestamps => "timestamps",
+    asan_ubsan_c_timestamps_crash => "timestamps_crash",
 }
 
 sanitized_tests! { example:
