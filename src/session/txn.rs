@@ -30,6 +30,7 @@ impl Session {
             let read = timestamps::parse("read", cfg.str("read_timestamp"));
             stamps.read = self.in_txn(read)?;
             stamps.round_read = cfg.bool("roundup_timestamps.read");
+            stamps.no_timestamp = cfg.bool("no_timestamp");
             stamps.round_prepared = cfg.bool("roundup_timestamps.prepared");
             stamps.ignore_prepare = match cfg.str("ignore_prepare") {
                 "force" => Some(true),

@@ -104,6 +104,45 @@ impl Logs {
         }
     }
 
+    /// The reference's timestamp-usage rules at commit (its default `write_timestamp_usage`):
+    /// on a table that takes timestamps, each write's timestamp (`commit` unless it got one when
+    /// written) must not be before the durable timestamp of the version it replaced, and a
+    /// transaction without timestamps may not write over a timestamped version unless it began
+    /// with `no_timestamp=true`.
+    pub fn check_usage(&self, commit: u64, has_timestamp: bool, no_timestamp: bool, prepared: bool) -> crate::error::Result<()> {
+        let guard = Guard::new();
+        for log in self.tables.iter().filter(|l| l.table.uses_timestamps()) {
+            for entry in &log.uncommitted {
+                let Some(previous) = entry.version.next.load(Acquire, &guard).as_ref() else { continue };
+                let before = previous.durable_ts.load(Relaxed);
+                if before == 0 {
+                    continue;
+                }
+                let name = log.table.name();
+                if !has_timestamp && !no_timestamp {
+                    return Err(crate::error::Error::invalid(format!(
+                        "file:{name}.wt: unexpected timestamp usage: no timestamp provided for an update to a table \
+                         configured to always use timestamps once they are first used"
+                    )));
+                }
+                // A prepared version's `start_ts` holds its prepare timestamp until the commit.
+                let own = match entry.version.start_ts.load(Relaxed) {
+                    ts if ts != 0 && !prepared => ts,
+                    _ => commit,
+                };
+                if has_timestamp && before > own {
+                    return Err(crate::error::Error::invalid(format!(
+                        "file:{name}.wt: unexpected timestamp usage: updating a value with a timestamp {} before the \
+                         previous update {}",
+                        super::timestamps::describe(own),
+                        super::timestamps::describe(before)
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A table the running transaction wrote that takes no timestamps (it cannot be prepared).
     pub fn untimestamped_table(&self) -> Option<&Arc<Table>> {
         self.tables.iter().find(|l| !l.uncommitted.is_empty() && !l.table.uses_timestamps()).map(|l| &l.table)

@@ -60,6 +60,8 @@ pub struct BeginTimestamps {
     pub round_prepared: bool,
     /// `ignore_prepare=true` (`Some(false)`) or `ignore_prepare=force` (`Some(true)`).
     pub ignore_prepare: Option<bool>,
+    /// `no_timestamp=true`: commits without a timestamp may follow timestamped ones.
+    pub no_timestamp: bool,
 }
 
 /// `timestamp_transaction`'s (or `commit_transaction`'s) timestamps (0: not given).
@@ -396,6 +398,7 @@ impl Txn {
             round_prepared: stamps.round_prepared,
             ignore_prepare: stamps.ignore_prepare.is_some(),
             read_only: stamps.ignore_prepare == Some(false),
+            no_timestamp: stamps.no_timestamp,
             ..TxnTimestamps::default()
         };
         if stamps.read != TS_NONE {
@@ -475,7 +478,9 @@ impl Txn {
     /// and what a prepared or unprepared transaction must and must not have. An error leaves
     /// the transaction as it was (the caller rolls back an unprepared one).
     pub fn check_commit_timestamps(&mut self, given: SetTimestamps) -> Result<()> {
-        if self.running.is_none() {
+        let Some(running) = self.running else { return Ok(()) };
+        if running.doomed && self.logs.has_uncommitted() && !self.ts.prepared {
+            // `commit` reports the doom first, as the reference does.
             return Ok(());
         }
         if !self.ts.prepared {
@@ -502,6 +507,7 @@ impl Txn {
         } else if ts.prepare != TS_NONE {
             return Err(Error::invalid("prepare timestamp is set for non-prepared transaction"));
         }
+        self.logs.check_usage(ts.commit, ts.commit != TS_NONE || ts.durable != TS_NONE, ts.no_timestamp, ts.prepared)?;
         self.ts = ts;
         Ok(())
     }

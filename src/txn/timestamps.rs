@@ -251,6 +251,8 @@ pub struct TxnTimestamps {
     pub ignore_prepare: bool,
     /// `ignore_prepare=true` (not `force`): the transaction may not write.
     pub read_only: bool,
+    /// `no_timestamp=true`.
+    pub no_timestamp: bool,
 }
 
 impl TxnTimestamps {
