@@ -586,3 +586,60 @@ fn bank_long() {
     let (transfers, sums, conflicts) = bank(threads, 32, Duration::from_secs(secs));
     println!("bank: {transfers} transfers, {conflicts} conflicts, {sums} audits in {secs} s, total conserved");
 }
+
+/// A session on `table:ts`, a table that takes timestamps (in memory: `log=(enabled=false)`).
+fn timestamped(conn: &Connection) -> S {
+    let mut s = Session::open(conn, conn.slots().claim().expect("a free slot"), None).expect("session");
+    s.create(conn, "table:ts", Some("key_format=u,value_format=u,log=(enabled=false)")).expect("create");
+    let c = s.open_cursor(conn, "table:ts", None).expect("cursor").id;
+    S { s, c }
+}
+
+#[test]
+fn timestamped_history_stays_until_the_oldest_timestamp_passes_it() {
+    let conn = database();
+    let mut w = timestamped(&conn);
+    let mut r = timestamped(&conn);
+    let keys = 8;
+    let rounds = if cfg!(miri) { 10 } else { 200 };
+    for round in 1..=rounds {
+        w.begin(None);
+        for k in 0..keys {
+            w.put(&format!("k{k}"), &format!("{round}")).unwrap();
+        }
+        w.s.commit_transaction(Some(&format!("commit_timestamp={round:x}"))).unwrap();
+    }
+    // No oldest timestamp: every version may still be read at its timestamp.
+    w.s.reclaim_now();
+    let stats = w.s.cursor(w.c).table().index().version_stats();
+    assert_eq!(stats.versions, keys * rounds, "{stats:?}");
+    r.begin(Some("read_timestamp=5"));
+    assert_eq!(r.get("k1").unwrap().as_deref(), Some("5"));
+    r.rollback();
+    // A reader at an old timestamp pins it even once the oldest timestamp moves past.
+    conn.set_timestamp(Some("oldest_timestamp=a,stable_timestamp=a")).unwrap();
+    r.begin(Some("read_timestamp=a"));
+    conn.set_timestamp(Some(&format!("oldest_timestamp={rounds:x},stable_timestamp={rounds:x}"))).unwrap();
+    assert_eq!(conn.query_timestamp(Some("get=pinned")).unwrap(), "a");
+    assert_eq!(conn.query_timestamp(Some("get=oldest_reader")).unwrap(), "a");
+    w.begin(None);
+    w.put("k0", "late").unwrap();
+    w.s.commit_transaction(Some(&format!("commit_timestamp={:x}", rounds + 1))).unwrap();
+    w.s.reclaim_now();
+    assert_eq!(r.get("k3").unwrap().as_deref(), Some("10"));
+    let kept = w.s.cursor(w.c).table().index().version_stats().versions;
+    assert!(kept >= keys * (rounds - 10), "history below the reader's timestamp went early: {kept}");
+    r.rollback();
+    assert_eq!(conn.query_timestamp(Some("get=pinned")).unwrap(), format!("{rounds:x}"));
+    // Once the reader is gone, the history the oldest timestamp covers goes.
+    for k in 0..keys {
+        w.begin(None);
+        w.put(&format!("k{k}"), "final").unwrap();
+        w.s.commit_transaction(Some(&format!("commit_timestamp={:x}", rounds + 2))).unwrap();
+    }
+    w.s.reclaim_now();
+    let stats = w.s.cursor(w.c).table().index().version_stats();
+    assert!(stats.versions <= 3 * keys, "history kept behind the oldest timestamp: {stats:?}");
+    // A read timestamp older than the oldest is refused.
+    assert_eq!(kind(r.s.begin_transaction(Some("read_timestamp=5"))), Kind::Invalid);
+}
