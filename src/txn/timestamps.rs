@@ -279,24 +279,7 @@ impl TxnTimestamps {
                 }
                 checked = self.first_commit;
             }
-            if let Some(oldest) = global.oldest() {
-                if checked < oldest {
-                    return Err(Error::invalid(format!(
-                        "commit timestamp {} is less than the oldest timestamp {}",
-                        describe(checked),
-                        describe(oldest)
-                    )));
-                }
-            }
-            if let Some(stable) = global.stable() {
-                if checked <= stable {
-                    return Err(Error::invalid(format!(
-                        "commit timestamp {} must be after the stable timestamp {}",
-                        describe(checked),
-                        describe(stable)
-                    )));
-                }
-            }
+            after_oldest_and_stable("commit", checked, global)?;
         } else {
             if self.prepare > ts {
                 if !self.round_prepared {
@@ -328,24 +311,7 @@ impl TxnTimestamps {
         if self.commit == TS_NONE {
             return Err(Error::invalid("a commit timestamp is required before setting a durable timestamp"));
         }
-        if let Some(oldest) = global.oldest() {
-            if ts < oldest {
-                return Err(Error::invalid(format!(
-                    "durable timestamp {} is less than the oldest timestamp {}",
-                    describe(ts),
-                    describe(oldest)
-                )));
-            }
-        }
-        if let Some(stable) = global.stable() {
-            if ts <= stable {
-                return Err(Error::invalid(format!(
-                    "durable timestamp {} must be after the stable timestamp {}",
-                    describe(ts),
-                    describe(stable)
-                )));
-            }
-        }
+        after_oldest_and_stable("durable", ts, global)?;
         if ts < self.commit {
             return Err(Error::invalid(format!(
                 "durable timestamp {} is less than the commit timestamp {} for this transaction",
@@ -384,6 +350,26 @@ impl TxnTimestamps {
         self.prepare = ts;
         Ok(())
     }
+}
+
+/// A commit or durable timestamp (`name`) must not be before the oldest timestamp and must be
+/// after the stable one.
+fn after_oldest_and_stable(name: &str, ts: u64, global: &Global) -> Result<()> {
+    if let Some(oldest) = global.oldest().filter(|&oldest| ts < oldest) {
+        return Err(Error::invalid(format!(
+            "{name} timestamp {} is less than the oldest timestamp {}",
+            describe(ts),
+            describe(oldest)
+        )));
+    }
+    if let Some(stable) = global.stable().filter(|&stable| ts <= stable) {
+        return Err(Error::invalid(format!(
+            "{name} timestamp {} must be after the stable timestamp {}",
+            describe(ts),
+            describe(stable)
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
