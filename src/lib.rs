@@ -10,6 +10,8 @@ pub mod conn;
 pub mod cursor;
 pub mod durable;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod pack;
 pub mod schema;
 pub mod session;
