@@ -17,6 +17,10 @@ pub mod schema;
 pub mod session;
 pub mod stats;
 pub mod store;
+pub(crate) mod sync;
+
+#[cfg(all(test, loom))]
+mod loom_tests;
 pub mod txn;
 
 #[allow(missing_docs)]

@@ -44,11 +44,16 @@ fn ondisk() {
     replay("ondisk");
 }
 
+#[test]
+fn files() {
+    replay("files");
+}
+
 /// Every target is replayed by a test above.
 #[test]
 fn every_target_has_a_test() {
     let names: Vec<&str> = unlatched::fuzz::TARGETS.iter().map(|(name, _)| *name).collect();
-    assert_eq!(names, ["config", "pack", "capi", "ondisk"]);
+    assert_eq!(names, ["config", "pack", "capi", "ondisk", "files"]);
 }
 
 /// Writes the seeds (`tools/fuzz seeds`); not a check, so not run by default.

@@ -16,6 +16,7 @@ use libc::{c_char, c_int, c_void};
 use crate::capi::types::{WT_CONNECTION, WT_CURSOR, WT_EVENT_HANDLER, WT_ITEM, WT_SESSION};
 use crate::capi::{wiredtiger_config_validate, wiredtiger_open};
 use crate::error::code::WT_PANIC;
+use crate::config::Method;
 use crate::pack::{CArg, Format};
 
 /// Cursors a program may hold at once.
@@ -32,7 +33,7 @@ pub fn capi(data: &[u8]) {
     let rc = unsafe { ((*conn).open_session.unwrap())(conn, null_mut(), null(), &mut session) };
     check(rc);
     assert_eq!(rc, 0, "open_session");
-    let mut run = Run { session, cursors: [null_mut(); CURSORS], created: Vec::new() };
+    let mut run = Run { session, cursors: [null_mut(); CURSORS], raw: [false; CURSORS], created: Vec::new() };
     let mut rest = data;
     for _ in 0..MAX_STEPS {
         let Some((op, tail)) = super::split_first(rest) else { break };
@@ -106,6 +107,8 @@ fn uri_and_config(arg: &[u8]) -> (Option<CString>, Option<CString>) {
 struct Run {
     session: *mut WT_SESSION,
     cursors: [*mut WT_CURSOR; CURSORS],
+    /// Whether each cursor was opened `raw`.
+    raw: [bool; CURSORS],
     created: Vec<CString>,
 }
 
@@ -136,40 +139,45 @@ impl Run {
                 let mut c = null_mut();
                 check(unsafe { ((*s).open_cursor.unwrap())(s, ptr(&uri), null_mut(), ptr(&config), &mut c) });
                 self.cursors[slot] = c;
+                // A raw cursor takes and returns every key and value as one `WT_ITEM` (the
+                // configuration read as the engine reads it).
+                self.raw[slot] = config.as_ref().and_then(|c| c.to_str().ok()).is_some_and(|c| {
+                    crate::config::validate(Method::OpenCursor, Some(c), None).is_ok_and(|cfg| cfg.bool("raw"))
+                });
             }
-            4 => self.on_cursor(slot, |c| {
-                set(c, arg, true);
+            4 => self.on_cursor(slot, |c, raw| {
+                set(c, raw, arg, true);
                 unsafe { ((*c).search.unwrap())(c) }
             }),
-            5 => self.on_cursor(slot, |c| {
+            5 => self.on_cursor(slot, |c, raw| {
                 let (key, value) = super::split_at_byte(arg, 1);
-                set(c, key, true);
-                set(c, value, false);
+                set(c, raw, key, true);
+                set(c, raw, value, false);
                 unsafe { ((*c).insert.unwrap())(c) }
             }),
-            6 => self.on_cursor(slot, |c| {
+            6 => self.on_cursor(slot, |c, raw| {
                 let (key, value) = super::split_at_byte(arg, 1);
-                set(c, key, true);
-                set(c, value, false);
+                set(c, raw, key, true);
+                set(c, raw, value, false);
                 unsafe { ((*c).update.unwrap())(c) }
             }),
-            7 => self.on_cursor(slot, |c| {
-                set(c, arg, true);
+            7 => self.on_cursor(slot, |c, raw| {
+                set(c, raw, arg, true);
                 unsafe { ((*c).remove.unwrap())(c) }
             }),
-            8 => self.on_cursor(slot, |c| {
-                set(c, arg, true);
+            8 => self.on_cursor(slot, |c, raw| {
+                set(c, raw, arg, true);
                 let mut exact = 0;
                 unsafe { ((*c).search_near.unwrap())(c, &mut exact) }
             }),
-            9 => self.on_cursor(slot, |c| unsafe { ((*c).next.unwrap())(c) }),
-            10 => self.on_cursor(slot, |c| unsafe { ((*c).prev.unwrap())(c) }),
-            11 => self.on_cursor(slot, |c| unsafe { ((*c).reset.unwrap())(c) }),
-            12 => self.on_cursor(slot, |c| get(c, true).max(get(c, false))),
-            13 => self.on_cursor(slot, |c| unsafe { ((*c).reconfigure.unwrap())(c, ptr(&c_arg(arg))) }),
-            14 => self.on_cursor(slot, |c| unsafe { ((*c).bound.unwrap())(c, ptr(&c_arg(arg))) }),
-            15 => self.on_cursor(slot, |c| {
-                set(c, arg, true);
+            9 => self.on_cursor(slot, |c, _| unsafe { ((*c).next.unwrap())(c) }),
+            10 => self.on_cursor(slot, |c, _| unsafe { ((*c).prev.unwrap())(c) }),
+            11 => self.on_cursor(slot, |c, _| unsafe { ((*c).reset.unwrap())(c) }),
+            12 => self.on_cursor(slot, |c, raw| get(c, raw, true).max(get(c, raw, false))),
+            13 => self.on_cursor(slot, |c, _| unsafe { ((*c).reconfigure.unwrap())(c, ptr(&c_arg(arg))) }),
+            14 => self.on_cursor(slot, |c, _| unsafe { ((*c).bound.unwrap())(c, ptr(&c_arg(arg))) }),
+            15 => self.on_cursor(slot, |c, raw| {
+                set(c, raw, arg, true);
                 unsafe { ((*c).largest_key.unwrap())(c) }
             }),
             16 => self.close_cursor(slot),
@@ -195,10 +203,10 @@ impl Run {
     }
 
     /// Runs `f` on the cursor in `slot`, if there is one, and checks its result.
-    fn on_cursor(&mut self, slot: usize, f: impl FnOnce(*mut WT_CURSOR) -> c_int) {
+    fn on_cursor(&mut self, slot: usize, f: impl FnOnce(*mut WT_CURSOR, bool) -> c_int) {
         let c = self.cursors[slot];
         if !c.is_null() {
-            check(f(c));
+            check(f(c, self.raw[slot]));
         }
     }
 
@@ -227,8 +235,12 @@ impl Run {
     }
 }
 
-/// The C argument the cursor's key (or value) format takes, when it takes exactly one.
-fn single_carg(c: *mut WT_CURSOR, key: bool) -> Option<CArg> {
+/// The C argument the cursor's key (or value) format takes, when it takes exactly one (a
+/// raw cursor's is an item).
+fn single_carg(c: *mut WT_CURSOR, raw: bool, key: bool) -> Option<CArg> {
+    if raw {
+        return Some(CArg::Item);
+    }
     // SAFETY: a live cursor: its formats are NUL-terminated strings it owns.
     let format = unsafe { std::ffi::CStr::from_ptr(if key { (*c).key_format } else { (*c).value_format }) };
     match Format::parse(format.to_str().ok()?).ok()?.cargs() {
@@ -240,8 +252,8 @@ fn single_carg(c: *mut WT_CURSOR, key: bool) -> Option<CArg> {
 /// Sets the key (or value) from `arg` as the cursor's format takes it: strings as they are,
 /// items over the bytes, integers from up to 8 little-endian bytes. Formats of several fields
 /// are not set (the call then reports the missing key or value).
-fn set(c: *mut WT_CURSOR, arg: &[u8], key: bool) {
-    let Some(carg) = single_carg(c, key) else { return };
+fn set(c: *mut WT_CURSOR, raw: bool, arg: &[u8], key: bool) {
+    let Some(carg) = single_carg(c, raw, key) else { return };
     let mut word = [0u8; 8];
     let n = arg.len().min(8);
     word[..n].copy_from_slice(&arg[..n]);
@@ -265,8 +277,8 @@ fn set(c: *mut WT_CURSOR, arg: &[u8], key: bool) {
 }
 
 /// Reads the key (or value) into storage of the format's C type; returns the call's result.
-fn get(c: *mut WT_CURSOR, key: bool) -> c_int {
-    let Some(carg) = single_carg(c, key) else { return 0 };
+fn get(c: *mut WT_CURSOR, raw: bool, key: bool) -> c_int {
+    let Some(carg) = single_carg(c, raw, key) else { return 0 };
     let mut int = 0u64;
     let mut text: *const c_char = null();
     let mut item = WT_ITEM { data: null(), size: 0, mem: null_mut(), memsize: 0, flags: 0 };

@@ -15,13 +15,13 @@ mod seeds;
 
 pub use self::capi::capi;
 pub use self::config::config;
-pub use self::ondisk::ondisk;
+pub use self::ondisk::{files, ondisk};
 pub use self::pack::pack;
 pub use self::seeds::write_seeds;
 
 /// The targets by name (the names of `fuzz/`'s binaries and of `fuzz/corpus/`'s folders).
-pub const TARGETS: [(&str, fn(&[u8])); 4] =
-    [("config", config), ("pack", pack), ("capi", capi), ("ondisk", ondisk)];
+pub const TARGETS: [(&str, fn(&[u8])); 5] =
+    [("config", config), ("pack", pack), ("capi", capi), ("ondisk", ondisk), ("files", files)];
 
 /// Splits off the first byte (a selector); `None` for empty input.
 fn split_first(data: &[u8]) -> Option<(u8, &[u8])> {

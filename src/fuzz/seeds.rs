@@ -152,16 +152,17 @@ fn ondisk_seeds(dir: &Path) {
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).expect("seed home");
     let (meta, journal, ckpt) = write_database(&home);
-    for (name, sel, bytes) in [
-        ("frames-journal", 0u8, &journal),
-        ("frames-checkpoint", 8, &ckpt),
-        ("meta", 1, &meta),
-        ("meta-file", 7 | 8, &meta),
-        ("checkpoint-file", 5 | 8, &ckpt),
-        ("journal-file", 6 | 8, &journal),
-        ("journal-file-salvage", 6 | 8 | 16, &journal),
-    ] {
+    for (name, sel, bytes) in [("frames-journal", 0u8, &journal), ("frames-checkpoint", 8, &ckpt), ("meta", 1, &meta)] {
         put(dir, name, &[&[sel][..], &bytes[..]].concat());
+    }
+    let files = dir.with_file_name("files");
+    for (name, sel, bytes) in [
+        ("checkpoint", 8u8, &ckpt),
+        ("journal", 1 | 8, &journal),
+        ("journal-salvage", 1 | 8 | 16, &journal),
+        ("meta", 2, &meta),
+    ] {
+        put(&files, name, &[&[sel][..], &bytes[..]].concat());
     }
     let _ = std::fs::remove_dir_all(&home);
 }
