@@ -10,11 +10,17 @@ pub mod conn;
 pub mod cursor;
 pub mod durable;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod pack;
 pub mod schema;
 pub mod session;
 pub mod stats;
 pub mod store;
+pub(crate) mod sync;
+
+#[cfg(all(test, loom))]
+mod loom_tests;
 pub mod txn;
 
 #[allow(missing_docs)]

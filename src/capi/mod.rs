@@ -23,3 +23,4 @@ mod standalone;
 mod stats_cursor;
 
 pub use global::{wiredtiger_open, wiredtiger_strerror, wiredtiger_version};
+pub use standalone::wiredtiger_config_validate;

@@ -1,7 +1,9 @@
 //! The fixed array of session slots. A session claims a free slot with one compare-and-swap on
 //! that slot's own cache line: no connection-wide lock, and sessions never share a line.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
+
+use crate::sync::AtomicBool;
 
 use crossbeam_utils::CachePadded;
 

@@ -12,16 +12,22 @@
 //! it ([`Ring::free`]) or rewrites it ([`Ring::compact`]).
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::sync::atomic::Ordering::*;
 
-use crossbeam_utils::{Backoff, CachePadded};
+use crossbeam_utils::CachePadded;
+
+use crate::sync::{AtomicBool, AtomicU64, Backoff};
 
 use super::frame::HEADER_LEN;
 
 /// Slots in the ring.
 pub const SLOTS: usize = 8;
 /// Bytes of one slot.
+#[cfg(not(loom))]
 pub const SLOT_BYTES: usize = 256 << 10;
+/// Bytes of one slot (small under loom: its models copy frames byte by byte).
+#[cfg(loom)]
+pub const SLOT_BYTES: usize = 64;
 
 /// State word: bytes joined (bits 0..31), bytes released (bits 31..62), flags.
 const JOINED: u64 = (1 << 31) - 1;
@@ -42,6 +48,9 @@ struct Slot {
     /// A frame of the slot carries `SYNC_MARK`.
     has_sync: AtomicBool,
     buf: Box<[UnsafeCell<u8>]>,
+    /// loom's record of the accesses to `buf`, one cell per byte ([`Slot::touch`]).
+    #[cfg(loom)]
+    cells: Box<[loom::cell::UnsafeCell<()>]>,
 }
 
 impl Slot {
@@ -51,7 +60,25 @@ impl Slot {
             seq: AtomicU64::new(seq),
             has_sync: AtomicBool::new(false),
             buf: (0..SLOT_BYTES).map(|_| UnsafeCell::new(0)).collect(),
+            #[cfg(loom)]
+            cells: (0..SLOT_BYTES).map(|_| loom::cell::UnsafeCell::new(())).collect(),
         }
+    }
+
+    /// Tells loom of an access to the bytes `at` of `buf`, so that it checks the access is
+    /// ordered after every conflicting one (nothing in other builds).
+    #[inline(always)]
+    fn touch(&self, at: std::ops::Range<usize>, write: bool) {
+        #[cfg(loom)]
+        for cell in &self.cells[at] {
+            if write {
+                cell.with_mut(drop);
+            } else {
+                cell.with(drop);
+            }
+        }
+        #[cfg(not(loom))]
+        let _ = (at, write);
     }
 
     fn base(&self) -> *mut u8 {
@@ -155,6 +182,7 @@ impl Ring {
         // SAFETY: bytes `offset..offset + len` of the slot were reserved by this join and lie
         // inside the slot (the join checked `SLOT_BYTES`); nobody else touches them before
         // the release.
+        slot.touch(j.offset..j.offset + j.len, true);
         unsafe {
             let at = slot.base().add(j.offset);
             std::ptr::copy_nonoverlapping(header.as_ptr(), at, HEADER_LEN);
@@ -250,6 +278,7 @@ impl Ring {
     pub fn take(&self, seq: u64) -> (&[u8], Vec<usize>) {
         let slot = self.slot(seq);
         let len = (slot.state.load(Acquire) & JOINED) as usize;
+        slot.touch(0..len, false);
         let mut marked = Vec::new();
         if slot.has_sync.swap(false, Relaxed) {
             let mut at = 0;
@@ -276,6 +305,7 @@ impl Ring {
         }
         let slot = self.slot(seq);
         let len = (slot.state.load(Acquire) & JOINED) as usize;
+        slot.touch(0..len, true);
         let base = slot.base();
         let (mut from, mut to) = (0, 0);
         while from < len {

@@ -2,7 +2,7 @@
 //! `drop` see open cursors without any cursor writing a shared counter.
 
 use std::ffi::CString;
-use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
@@ -15,6 +15,7 @@ use crate::pack::Format;
 use crate::stats::counters::{dsrc_report, TableStats, DSRC_STATS};
 use crate::stats::Snapshot;
 use crate::store::{Horizon, Index, Layers};
+use crate::sync::{fence, AtomicBool, AtomicI64, AtomicU32};
 
 /// A forced merge waits for the index to grow at least this much since the last one.
 const MIN_GROWTH: u64 = 1 << 20;

@@ -22,7 +22,7 @@
 //! other resets plus cache-closes (caching resets the cursor). See [`conn_report`] and
 //! [`dsrc_report`].
 
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
@@ -31,6 +31,7 @@ use super::catalog::{
     CONN_CURSOR_CACHED_COUNT, CONN_CURSOR_OPEN_COUNT, CONN_CURSOR_RESET, DSRC_CURSOR_OPEN_COUNT, DSRC_CURSOR_RESET,
 };
 use super::is_clearable;
+use crate::sync::{AtomicBool, AtomicI64, AtomicU64};
 
 /// A counter written only by its owner.
 #[derive(Default, Debug)]

@@ -16,7 +16,7 @@
 //! descheduled after marking its timestamp complete holds nobody up, because whoever comes next
 //! publishes for it.
 
-use std::sync::atomic::AtomicU64;
+use crate::sync::AtomicU64;
 use std::sync::atomic::Ordering::{Acquire, Release, SeqCst};
 
 use crossbeam_utils::CachePadded;
@@ -114,9 +114,9 @@ impl CommitClock {
 pub(crate) fn backoff(spins: &mut u32) {
     if *spins < SPINS_BEFORE_YIELD {
         *spins += 1;
-        std::hint::spin_loop();
+        crate::sync::spin_loop();
     } else {
-        std::thread::yield_now();
+        crate::sync::yield_now();
     }
 }
 
