@@ -607,12 +607,10 @@ impl Shared {
     fn write_bytes(&self, files: &mut Files, bytes: &[u8]) -> std::result::Result<(), Fail> {
         let f = &mut files.active;
         let fname = name(f.no);
-        let out = self.disk.charge(&fname, bytes.len()).and_then(|()| {
-            f.file.write_all_at(bytes, f.len).map_err(|e| Error::io(format!("{}: write", self.disk.show(&fname)), &e))
-        });
+        let out = self.disk.write_at(&f.file, bytes, f.len).map_err(|e| Error::io(format!("{}: write", self.disk.show(&fname)), &e));
         if let Err(error) = out {
             // Frames of failed commits must not stay behind the good ones.
-            return match f.file.set_len(f.len) {
+            return match self.disk.set_len(&f.file, f.len) {
                 Ok(()) => Err(Fail::Write(error)),
                 Err(e) => Err(Fail::Broken(Error::io(format!("{}: truncate", self.disk.show(&fname)), &e))),
             };
