@@ -1,0 +1,368 @@
+//! Injected file-system failures ([`super::super::faults`]) during commits, checkpoints and
+//! eviction, on a database larger than its cache: after each failure the engine reports it (an
+//! error with a message) and keeps working, or refuses the writes it can no longer make
+//! durable, never panics or hangs; and a reopen without failures finds every acknowledged
+//! commit, no partial transaction and nothing that was not committed.
+//!
+//! Each run is one workload with one plan: a chosen call failed (every call of a kind, or a
+//! sample of them), or seeded random calls failed (with short writes). The run ends with a
+//! crash (odd points) or a clean close (even ones), then the database is reopened and checked.
+//! `UNLATCHED_FAULT_POINTS=all` runs every call of every kind, `UNLATCHED_FAULT_SEEDS=N` N
+//! random seeds (a soak; figures in TESTING.md).
+
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::super::faults::{Call, FaultCounts, Plan, ALL_CALLS};
+use super::*;
+use crate::error::Error;
+
+/// Transactions per run; a checkpoint after every `CKPT_EVERY`-th.
+const TXNS: u64 = 160;
+const CKPT_EVERY: u64 = 80;
+/// Keys of the shared table that transactions overwrite and remove.
+const SHARED: u64 = 16;
+/// Rows of the big table: `BIG_PER_TXN` values of `BIG_LEN` bytes per transaction, 2.4 MB in
+/// all against a 1 MB cache, 1.2 MB between checkpoints: past the dirty trigger and the 1 MB
+/// a table must grow by, the writer merges the table into its tree file between checkpoints
+/// (eviction: 33 block writes before the first checkpoint).
+const BIG_ROWS: u64 = 1200;
+const BIG_LEN: usize = 2500;
+const BIG_PER_TXN: u64 = 6;
+/// The transaction before which a table is created (its metadata write can fail too).
+const CREATE_AT: u64 = 50;
+
+const JOURNAL: &str = "create,cache_size=1MB,log=(enabled=true,file_max=100KB),transaction_sync=(enabled=true)";
+const NO_JOURNAL: &str = "create,cache_size=1MB";
+
+fn mix(i: u64, j: u64) -> u64 {
+    let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (j + 1).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    x ^= x >> 31;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^ (x >> 29)
+}
+
+/// Transaction `i`'s writes: `(table, key, value or removal)`.
+fn writes(i: u64) -> Vec<(&'static str, String, Option<String>)> {
+    let mut out = Vec::new();
+    for j in 0..2 {
+        let k = format!("s{:02}", mix(i, j) % SHARED);
+        out.push(("shared", k, (mix(i, j + 10) % 5 != 0).then(|| format!("{i}.{j}"))));
+    }
+    for r in 0..BIG_PER_TXN {
+        let mut v = format!("{i}.{r}:");
+        while v.len() < BIG_LEN {
+            v.push((b'a' + (mix(i, r + v.len() as u64) % 26) as u8) as char);
+        }
+        out.push(("big", format!("b{:04}", (i * BIG_PER_TXN + r) % BIG_ROWS), Some(v)));
+    }
+    out.push(("shared", format!("m{i:05}"), Some(i.to_string())));
+    out
+}
+
+/// Every table's rows after applying `txns` in order.
+fn state_after(txns: impl Iterator<Item = u64>) -> BTreeMap<(&'static str, String), String> {
+    let mut state = BTreeMap::new();
+    for i in txns {
+        for (t, k, v) in writes(i) {
+            match v {
+                Some(v) => state.insert((t, k), v),
+                None => state.remove(&(t, k)),
+            };
+        }
+    }
+    state
+}
+
+/// A session with a cursor on each table (`S` keys and values).
+struct W {
+    s: Session,
+    shared: CursorId,
+    big: CursorId,
+}
+
+impl W {
+    fn new(conn: &Connection) -> Result<W> {
+        let mut s = Session::open(conn, conn.slots().claim().expect("a free slot"), None)?;
+        let cursor = |s: &mut Session, name: &str| -> Result<CursorId> {
+            let uri = format!("table:{name}");
+            s.create(conn, &uri, Some("key_format=S,value_format=S"))?;
+            Ok(s.open_cursor(conn, &uri, None)?.id)
+        };
+        let shared = cursor(&mut s, "shared")?;
+        let big = cursor(&mut s, "big")?;
+        Ok(W { s, shared, big })
+    }
+
+    fn cursor(&self, table: &str) -> CursorId {
+        if table == "big" {
+            self.big
+        } else {
+            self.shared
+        }
+    }
+
+    fn set(&mut self, c: CursorId, k: &str, v: Option<&str>) -> Result<()> {
+        let bytes = |s: &str| {
+            let mut b = s.as_bytes().to_vec();
+            b.push(0);
+            b
+        };
+        let key = bytes(k);
+        self.s.set_key_with(c, |_, buf| {
+            buf.extend_from_slice(&key);
+            Ok(())
+        });
+        match v {
+            Some(v) => {
+                let value = bytes(v);
+                self.s.set_value_with(c, |_, buf| {
+                    buf.extend_from_slice(&value);
+                    Ok(())
+                });
+                self.s.update(c)
+            }
+            None => match self.s.remove(c) {
+                Err(e) if e.kind() == Kind::NotFound => Ok(()),
+                out => out,
+            },
+        }
+    }
+
+    /// Transaction `i`, committed with `sync=off` every fourth time.
+    fn txn(&mut self, i: u64) -> Result<()> {
+        self.s.begin_transaction(None)?;
+        for (t, k, v) in writes(i) {
+            if let Err(e) = self.set(self.cursor(t), &k, v.as_deref()) {
+                self.s.rollback_transaction(None)?;
+                return Err(e);
+            }
+        }
+        self.s.commit_transaction(if i % 4 == 0 { Some("sync=off") } else { None })
+    }
+
+    /// Every row of both tables.
+    fn scan(&mut self) -> BTreeMap<(&'static str, String), String> {
+        let mut out = BTreeMap::new();
+        for t in ["shared", "big"] {
+            let c = self.cursor(t);
+            self.s.reset_cursor(c);
+            loop {
+                match self.s.next(c) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == Kind::NotFound => break,
+                    Err(e) => panic!("scan of {t}: {e}"),
+                }
+                let cur = self.s.cursor(c);
+                let text = |b: &[u8]| String::from_utf8(b[..b.len() - 1].to_vec()).unwrap();
+                out.insert((t, text(cur.key_bytes().unwrap())), text(cur.value_bytes().unwrap()));
+            }
+            self.s.reset_cursor(c);
+        }
+        out
+    }
+}
+
+impl Drop for W {
+    fn drop(&mut self) {
+        self.s.park();
+    }
+}
+
+/// What one run did.
+#[derive(Debug, Default)]
+struct Outcome {
+    /// Transactions whose commit succeeded, and those whose commit failed.
+    acked: Vec<u64>,
+    failed: Vec<u64>,
+    /// Per checkpoint attempt: the last transaction before it, and whether it succeeded.
+    checkpoints: Vec<(u64, bool)>,
+    /// Whether the table created mid-run was acknowledged.
+    created: bool,
+    /// Whether the run ended with a crash, or with a clean close that succeeded.
+    crashed: bool,
+    closed: bool,
+    counts: FaultCounts,
+    errors: Vec<String>,
+}
+
+/// Checks an error from a failed call: an error code with a message.
+fn reported(e: &Error, out: &mut Outcome) {
+    assert!(e.messages().next().is_some(), "an error without a message: {e:?}");
+    out.errors.push(e.to_string());
+}
+
+/// Runs the workload in `dir` under `plan`; ends it with a crash or a clean close.
+fn run(dir: &Path, config: &str, plan: Option<Plan>, crash_at_end: bool) -> Outcome {
+    let conn = open(dir, config).expect("open");
+    let mut out = Outcome::default();
+    {
+        let mut w = W::new(&conn).expect("tables");
+        conn.durable().unwrap().inject_faults(plan);
+        for i in 1..=TXNS {
+            if i == CREATE_AT {
+                match w.s.create(&conn, "table:extra", Some("key_format=S,value_format=S")) {
+                    Ok(()) => out.created = true,
+                    Err(e) => reported(&e, &mut out),
+                }
+            }
+            match w.txn(i) {
+                Ok(()) => out.acked.push(i),
+                Err(e) => {
+                    reported(&e, &mut out);
+                    out.failed.push(i);
+                }
+            }
+            if i % CKPT_EVERY == 0 {
+                let ok = w.s.checkpoint(&conn, None).map_err(|e| reported(&e, &mut out)).is_ok();
+                out.checkpoints.push((i, ok));
+            }
+        }
+        // Still working: what this connection shows is exactly the acknowledged commits.
+        assert_eq!(w.scan(), state_after(out.acked.iter().copied()), "the live state is the acknowledged commits");
+        out.counts = conn.durable().unwrap().inject_faults(None);
+    }
+    if crash_at_end {
+        out.crashed = true;
+        crash(conn);
+    } else {
+        out.closed = conn.close().map_err(|e| reported(&e, &mut out)).is_ok();
+        drop(conn);
+    }
+    out
+}
+
+/// Reopens `dir` without failures and checks what `out` promises is there.
+fn check(dir: &Path, config: &str, out: &Outcome, what: &str) {
+    let conn = open(dir, config).unwrap_or_else(|e| panic!("{what}: reopen: {e}"));
+    let found = {
+        let mut w = W::new(&conn).unwrap();
+        let found = w.scan();
+        // The transactions whose markers are there, applied in order, give every row: none is
+        // partly there.
+        let present: Vec<u64> = found
+            .keys()
+            .filter(|(t, k)| *t == "shared" && k.starts_with('m'))
+            .map(|(_, k)| k[1..].parse().unwrap())
+            .collect();
+        assert_eq!(found, state_after(present.iter().copied()), "{what}: the rows are exactly those of transactions {present:?}");
+        present
+    };
+    let journal = config.contains("log=(enabled=true");
+    let attempted: Vec<u64> = (1..=TXNS).collect();
+    if journal {
+        // Acknowledged: every sync=on commit, and every commit before the last of them (a sync
+        // covers the records before it); with a clean close, all of them. Present: committed,
+        // or failed with its outcome unknown (a failed sync).
+        let last_sync = out.acked.iter().rev().find(|&&i| i % 4 != 0).copied().unwrap_or(0);
+        for &i in &out.acked {
+            if i <= last_sync || out.closed {
+                assert!(found.contains(&i), "{what}: acknowledged transaction {i} lost ({out:?})");
+            }
+        }
+        // sync=off commits after the last sync may be lost, but only as a suffix.
+        if let Some(first_lost) = out.acked.iter().find(|i| !found.contains(i)) {
+            assert!(out.acked.iter().filter(|&i| i > first_lost).all(|i| !found.contains(i)), "{what}: lost {first_lost} but kept later ones");
+        }
+    } else {
+        // Without a journal: the state of a checkpoint, the last one that succeeded or one
+        // tried after it (whose file may have landed); a clean close is the last checkpoint.
+        let m = found.last().copied().unwrap_or(0);
+        assert_eq!(found, &attempted[..m as usize], "{what}: not a prefix");
+        let last_ok = out.checkpoints.iter().rev().find(|c| c.1).map_or(0, |c| c.0);
+        let mut possible: Vec<u64> = vec![last_ok];
+        possible.extend(out.checkpoints.iter().filter(|c| c.0 > last_ok).map(|c| c.0));
+        if out.closed {
+            possible = vec![TXNS];
+        } else if !out.crashed {
+            possible.push(TXNS); // the final checkpoint of a close that failed after writing
+        }
+        assert!(possible.contains(&m), "{what}: state of transaction {m}, checkpoints {:?} ({out:?})", out.checkpoints);
+    }
+    for i in &found {
+        assert!(out.acked.contains(i) || out.failed.contains(i), "{what}: {i} was never committed");
+    }
+    if out.created {
+        assert!(conn.registry().get("extra").is_some(), "{what}: the created table is gone");
+    }
+    drop(conn);
+}
+
+/// One run under `plan` in a fresh home, with a watchdog: a hang fails the test.
+fn episode(config: &'static str, plan: Option<Plan>, crash_at_end: bool, what: String) -> Outcome {
+    let (tx, rx) = mpsc::channel();
+    let name = what.clone();
+    std::thread::spawn(move || {
+        let dir = home();
+        let out = run(&dir, config, plan, crash_at_end);
+        check(&dir, config, &out, &name);
+        let _ = tx.send(out);
+    });
+    match rx.recv_timeout(Duration::from_secs(120)) {
+        Ok(out) => out,
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("{what}: hung"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("{what}: failed (see above)"),
+    }
+}
+
+/// The points of a kind of call to fail: all of them with `UNLATCHED_FAULT_POINTS=all`, else
+/// about `sample`, spread over the run.
+fn points(count: u64, sample: u64) -> Vec<u64> {
+    if std::env::var("UNLATCHED_FAULT_POINTS").as_deref() == Ok("all") {
+        return (1..=count).collect();
+    }
+    let step = (count / sample.max(1)).max(1);
+    (1..=count).step_by(step as usize).collect()
+}
+
+/// Fails each chosen call of each kind in turn, once.
+fn every_point(config: &'static str, sample: u64) -> (u64, u64) {
+    let counted = episode(config, Some(Plan::at(ALL_CALLS, u64::MAX)), true, "counting".into());
+    assert_eq!(counted.failed, Vec::<u64>::new());
+    println!("{config}: {} calls without faults", counted.counts.counted);
+    let mut runs = 0;
+    let mut failures = 0;
+    for call in [Call::Write, Call::Sync, Call::Rename, Call::Truncate] {
+        let total = episode(config, Some(Plan::at(call as u8, u64::MAX)), true, "counting".into()).counts.counted;
+        for (n, at) in points(total, sample).into_iter().enumerate() {
+            let mut plan = Plan::at(call as u8, at);
+            plan.short = n % 2 == 1;
+            let what = format!("{config}: {call:?} #{at} of {total}");
+            let out = episode(config, Some(plan), n % 2 == 1, what.clone());
+            println!("{what}: {} failed commits, checkpoints {:?}, closed {}, errors {:?}", out.failed.len(), out.checkpoints, out.closed, out.errors.first());
+            runs += 1;
+            failures += out.counts.injected;
+        }
+    }
+    println!("{config}: {runs} runs, {failures} faults injected");
+    (runs, failures)
+}
+
+#[test]
+fn a_failed_call_during_commits_checkpoints_or_eviction_loses_no_acknowledged_commit() {
+    let (runs, injected) = every_point(JOURNAL, 10);
+    assert!(runs >= 20 && injected >= 20, "{runs} runs, {injected} faults");
+}
+
+#[test]
+fn without_a_journal_a_failed_call_leaves_a_checkpoint_state() {
+    let (runs, injected) = every_point(NO_JOURNAL, 8);
+    assert!(runs >= 15 && injected >= 15, "{runs} runs, {injected} faults");
+}
+
+#[test]
+fn seeded_random_failures_and_short_writes_lose_no_acknowledged_commit() {
+    let seeds: u64 = std::env::var("UNLATCHED_FAULT_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(6);
+    let mut injected = 0;
+    for seed in 0..seeds {
+        let config = if seed % 3 == 2 { NO_JOURNAL } else { JOURNAL };
+        let plan = Plan { short: true, ..Plan::random(ALL_CALLS, 40 + seed % 200, seed, 1 + seed % 4) };
+        let out = episode(config, Some(plan), seed % 2 == 0, format!("seed {seed} ({config})"));
+        println!("seed {seed}: {} faults, {} failed commits, checkpoints {:?}, errors {:?}", out.counts.injected, out.failed.len(), out.checkpoints, out.errors);
+        injected += out.counts.injected;
+    }
+    println!("{seeds} seeds, {injected} faults injected");
+    assert!(injected >= seeds, "{injected} faults over {seeds} seeds");
+}
+
