@@ -366,3 +366,123 @@ fn seeded_random_failures_and_short_writes_lose_no_acknowledged_commit() {
     assert!(injected >= seeds, "{injected} faults over {seeds} seeds");
 }
 
+
+/// Sets rows `k0000..` of `s`'s table to values tagged `tag`: 1.5 MB, more than the 1 MB
+/// cache, so the writer merges the table into its tree as it goes (replacing its pages).
+fn fill(s: &mut S, tag: &str) {
+    for i in 0..600 {
+        s.put(&format!("k{i:04}"), &format!("{tag}:{i}:{}", "v".repeat(2500))).unwrap();
+    }
+}
+
+/// Every row of `s`'s table holds the value `fill` gave it with `tag`.
+fn filled(s: &mut S, tag: &str) -> bool {
+    (0..600).all(|i| s.get(&format!("k{i:04}")) == Some(format!("{tag}:{i}:{}", "v".repeat(2500))))
+}
+
+/// A checkpoint whose file is in place can fail afterwards; the trees it recorded must keep
+/// their blocks (a failure must not leave them treated as written after it, free to be
+/// overwritten), whatever fails: here the tail trim of the first table.
+#[test]
+fn a_failed_trim_after_a_checkpoint_keeps_every_trees_checkpoint_blocks() {
+    let dir = home();
+    let conn = open(&dir, NO_JOURNAL).unwrap();
+    let tag;
+    {
+        let mut a = S::new(&conn, "a");
+        let mut b = S::new(&conn, "b");
+        fill(&mut a, "a");
+        a.s.checkpoint(&conn, None).unwrap();
+        for i in 0..600 {
+            a.remove(&format!("k{i:04}")).unwrap();
+        }
+        // The space `a` gave up reaches the end of its file after a checkpoint or two: fail the
+        // trim then, after `b`'s pages were written by the same checkpoint.
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            assert!(attempt < 8, "the tail of a's file was never trimmed");
+            fill(&mut b, &format!("b{attempt}"));
+            conn.durable().unwrap().inject_faults(Some(Plan::at(Call::Truncate as u8, 1)));
+            let out = b.s.checkpoint(&conn, None);
+            if conn.durable().unwrap().inject_faults(None).injected == 1 {
+                let e = out.unwrap_err();
+                assert!(e.to_string().contains("ftruncate"), "{e}");
+                break;
+            }
+            out.unwrap();
+        }
+        tag = format!("b{attempt}");
+        // Rewritten twice: blocks freed by the first rewrite are reused by the second.
+        fill(&mut b, "after1");
+        fill(&mut b, "after2");
+        assert!(filled(&mut b, "after2"));
+    }
+    crash(conn);
+    let conn = open(&dir, NO_JOURNAL).unwrap();
+    let mut b = S::new(&conn, "b");
+    assert!(filled(&mut b, &tag), "b holds its checkpoint's rows");
+}
+
+/// A checkpoint whose rename landed but whose directory sync failed may be the one a crash
+/// finds: its blocks (and the previous checkpoint's) stay intact.
+#[test]
+fn a_checkpoint_whose_directory_sync_failed_keeps_its_blocks() {
+    let dir = home();
+    let conn = open(&dir, NO_JOURNAL).unwrap();
+    {
+        let mut b = S::new(&conn, "b");
+        fill(&mut b, "b1");
+        b.s.checkpoint(&conn, None).unwrap();
+        fill(&mut b, "b2");
+        // The syncs of a checkpoint without a journal: the tree's file, the new checkpoint
+        // file, the directory after its rename.
+        conn.durable().unwrap().inject_faults(Some(Plan::at(Call::Sync as u8, 3)));
+        let e = b.s.checkpoint(&conn, None).unwrap_err();
+        assert_eq!(conn.durable().unwrap().inject_faults(None).injected, 1);
+        assert!(e.to_string().contains(&format!("{}: fsync", dir.display())), "{e}");
+        fill(&mut b, "b3");
+        fill(&mut b, "b4");
+        assert!(filled(&mut b, "b4"));
+    }
+    crash(conn);
+    let conn = open(&dir, NO_JOURNAL).unwrap();
+    let mut b = S::new(&conn, "b");
+    assert!(filled(&mut b, "b2"), "b holds the rows of the checkpoint whose file landed");
+}
+
+/// After a table file's sync failed, no checkpoint may vouch for its blocks: checkpoints fail
+/// every time (with a message saying why), commits go on in the journal, and a reopen has
+/// them all.
+#[test]
+fn a_failed_table_sync_refuses_later_checkpoints_and_commits_go_on() {
+    // The checkpoint's syncs: the journal's new successor file and the directory, then the
+    // table's file; fail each in turn until the table's is hit.
+    for at in 1..=4 {
+        let dir = home();
+        let conn = open(&dir, "create,log=(enabled=true),transaction_sync=(enabled=true)").unwrap();
+        {
+            let mut a = S::new(&conn, "a");
+            a.put("k1", "1").unwrap();
+            conn.durable().unwrap().inject_faults(Some(Plan::at(Call::Sync as u8, at)));
+            let failed = a.s.checkpoint(&conn, None).unwrap_err();
+            conn.durable().unwrap().inject_faults(None);
+            if !failed.to_string().contains("unlatched.table.1: fsync") {
+                continue;
+            }
+            a.put("k2", "2").unwrap();
+            for _ in 0..2 {
+                let e = a.s.checkpoint(&conn, None).unwrap_err();
+                assert!(e.to_string().contains("checkpoints are refused since a table file's sync failed"), "{e}");
+            }
+            a.txn(None, &[("k3", "3"), ("k1", "changed")]).unwrap();
+        }
+        assert!(conn.close().is_err(), "the final checkpoint is refused too");
+        drop(conn);
+        let conn = open(&dir, "log=(enabled=true)").unwrap();
+        let mut a = S::new(&conn, "a");
+        assert_eq!((a.get("k1").as_deref(), a.get("k2").as_deref(), a.get("k3").as_deref()), (Some("changed"), Some("2"), Some("3")));
+        return;
+    }
+    panic!("no checkpoint sync was the table file's");
+}
