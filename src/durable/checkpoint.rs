@@ -50,7 +50,7 @@ pub struct Header {
     pub journal_exists: bool,
 }
 
-/// How [`write`] failed.
+/// How [`write()`] failed.
 #[derive(Debug)]
 pub struct Failed {
     /// What failed.
