@@ -486,3 +486,111 @@ fn a_failed_table_sync_refuses_later_checkpoints_and_commits_go_on() {
     }
     panic!("no checkpoint sync was the table file's");
 }
+
+/// Writer `t`'s transaction `i`: three big rows and a marker, keys of its own (no conflicts).
+fn own_writes(t: u64, i: u64) -> Vec<(&'static str, String, Option<String>)> {
+    let mut out: Vec<_> = (0..3).map(|r| ("big", format!("t{t}-{i:03}-{r}"), Some(format!("{t}.{i}.{r}:{}", "w".repeat(2500))))).collect();
+    out.push(("shared", format!("m{t}-{i:03}"), Some(format!("{t}.{i}"))));
+    out
+}
+
+/// One run of three committing threads beside background checkpoints (every 20 ms), under a
+/// seeded random plan; returns the faults injected.
+fn concurrent_run(seed: u64) -> u64 {
+    const WRITERS: u64 = 3;
+    const EACH: u64 = 60;
+    let dir = home();
+    let conn = Arc::new(open(&dir, JOURNAL).unwrap());
+    conn.configure_checkpoints(CheckpointConfig { wait: Duration::from_millis(20), log_size: 0 }).unwrap();
+    drop(W::new(&conn).unwrap());
+    let plan = Plan { short: true, ..Plan::random(ALL_CALLS, 30 + seed % 50, seed, 1 + seed % 3) };
+    conn.durable().unwrap().inject_faults(Some(plan));
+    // Per writer: the transactions acknowledged (and whether with a sync), and those failed.
+    let results: Vec<(Vec<(u64, bool)>, Vec<u64>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..WRITERS)
+            .map(|t| {
+                let conn = &conn;
+                scope.spawn(move || {
+                    let mut w = W::new(conn).unwrap();
+                    let (mut acked, mut failed) = (Vec::new(), Vec::new());
+                    for i in 0..EACH {
+                        let sync = i % 4 != 0;
+                        let out = w.s.begin_transaction(None).and_then(|()| {
+                            for (table, k, v) in own_writes(t, i) {
+                                w.set(w.cursor(table), &k, v.as_deref())?;
+                            }
+                            w.s.commit_transaction(if sync { None } else { Some("sync=off") })
+                        });
+                        match out {
+                            Ok(()) => acked.push((i, sync)),
+                            Err(e) => {
+                                assert!(e.messages().next().is_some(), "an error without a message: {e:?}");
+                                let _ = w.s.rollback_transaction(None);
+                                failed.push(i);
+                            }
+                        }
+                    }
+                    (acked, failed)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let injected = conn.durable().unwrap().inject_faults(None).injected;
+    let expect = |present: &dyn Fn(u64, u64) -> bool| {
+        let mut state = BTreeMap::new();
+        for t in 0..WRITERS {
+            for i in (0..EACH).filter(|&i| present(t, i)) {
+                for (table, k, v) in own_writes(t, i) {
+                    state.insert((table, k), v.unwrap());
+                }
+            }
+        }
+        state
+    };
+    let acked = |t: u64, i: u64| results[t as usize].0.iter().any(|a| a.0 == i);
+    assert_eq!(W::new(&conn).unwrap().scan(), expect(&acked), "seed {seed}: the live state is the acknowledged commits");
+    let conn = Arc::into_inner(conn).unwrap();
+    let closed = if seed % 2 == 0 {
+        crash(conn);
+        false
+    } else {
+        let ok = conn.close().is_ok();
+        drop(conn);
+        ok
+    };
+    let conn = open(&dir, JOURNAL).unwrap();
+    let found = W::new(&conn).unwrap().scan();
+    let marker = |t: u64, i: u64| found.contains_key(&("shared", format!("m{t}-{i:03}")));
+    assert_eq!(found, expect(&marker), "seed {seed}: every transaction whole or absent");
+    for (t, (acked, failed)) in results.iter().enumerate() {
+        let t = t as u64;
+        // A writer's sync=on commit covers its earlier commits.
+        let last_sync = acked.iter().rev().find(|a| a.1).map_or(0, |a| a.0 + 1);
+        for &(i, _) in acked {
+            assert!(marker(t, i) || (i >= last_sync && !closed), "seed {seed}: writer {t} lost acknowledged transaction {i}");
+        }
+        for i in (0..EACH).filter(|&i| marker(t, i)) {
+            assert!(acked.iter().any(|a| a.0 == i) || failed.contains(&i), "seed {seed}: {t}.{i} never committed");
+        }
+    }
+    injected
+}
+
+#[test]
+fn concurrent_committers_and_background_checkpoints_under_random_failures() {
+    let seeds: u64 = std::env::var("UNLATCHED_FAULT_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(4);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let injected: u64 = (0..seeds).map(concurrent_run).sum();
+        let _ = tx.send(injected);
+    });
+    match rx.recv_timeout(Duration::from_secs(60 + 30 * seeds)) {
+        Ok(injected) => {
+            println!("concurrent: {seeds} seeds, {injected} faults injected");
+            assert!(injected >= seeds / 2, "{injected} faults over {seeds} seeds");
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("concurrent runs hung"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("a concurrent run failed (see above)"),
+    }
+}
