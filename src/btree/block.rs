@@ -262,7 +262,7 @@ impl BlockFile {
             return Err(bf.damaged(len, &format!("file is {len} bytes, its checkpoint needs {end}")));
         }
         if len > end {
-            bf.file.set_len(end).map_err(|e| bf.os("ftruncate", &e))?;
+            bf.disk.set_len(&bf.file, end).map_err(|e| bf.os("ftruncate", &e))?;
         }
         Ok(bf)
     }

@@ -594,3 +594,79 @@ fn concurrent_committers_and_background_checkpoints_under_random_failures() {
         Err(mpsc::RecvTimeoutError::Disconnected) => panic!("a concurrent run failed (see above)"),
     }
 }
+
+/// Copies the files of home `from` into the empty home `to`.
+fn copy_home(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+/// Recovery's own writes fail too: cutting a torn journal tail, cutting a tree file back to
+/// its checkpoint, creating the journal's files. Every call of a recovery is failed in turn
+/// (every other one as a short write): the open succeeds or fails with a message, and the next
+/// open without failures recovers everything.
+#[test]
+fn a_failed_call_during_recovery_fails_the_open_or_not_and_loses_nothing() {
+    const CONFIG: &str = "create,cache_size=1MB,log=(enabled=true,file_max=100KB)";
+    let base = home();
+    {
+        let conn = open(&base, CONFIG).unwrap();
+        let mut a = S::new(&conn, "a");
+        let mut b = S::new(&conn, "b");
+        for i in 0..100 {
+            a.put(&format!("a{i:03}"), "1").unwrap();
+        }
+        a.s.checkpoint(&conn, None).unwrap();
+        // Merged into b's tree file past its checkpoint, and in the journal.
+        fill(&mut b, "b");
+        for i in 100..300 {
+            a.put(&format!("a{i:03}"), "1").unwrap();
+        }
+        a.s.log_flush(&conn, None).unwrap();
+        drop((a, b));
+        crash(conn);
+    }
+    // A torn tail: half a record frame after the last whole one, in the newest file with records.
+    let newest = log_files(&base).into_iter().rev().map(|n| base.join(format!("{LOG_PREFIX}{n}"))).find(|p| {
+        std::fs::metadata(p).unwrap().len() > 64
+    });
+    let mut bytes = std::fs::read(newest.as_ref().unwrap()).unwrap();
+    bytes.extend_from_slice(&[100, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3]);
+    std::fs::write(newest.unwrap(), bytes).unwrap();
+    let recover = |plan: Option<Plan>| {
+        let dir = home();
+        copy_home(&base, &dir);
+        super::super::faults::AT_OPEN.set(plan);
+        let conn = open(&dir, CONFIG);
+        super::super::faults::AT_OPEN.set(None);
+        (dir, conn)
+    };
+    let (_dir, conn) = recover(Some(Plan::at(ALL_CALLS, u64::MAX)));
+    let calls = conn.unwrap().durable().unwrap().inject_faults(None).counted;
+    assert!(calls >= 6, "a recovery makes {calls} calls");
+    let cut = recover(Some(Plan::at(Call::Truncate as u8, u64::MAX))).1.unwrap().durable().unwrap().inject_faults(None).counted;
+    assert!(cut >= 1, "recovery cuts the torn tail");
+    println!("recovery: {calls} calls, {cut} truncates");
+    for at in 1..=calls {
+        let (dir, conn) = recover(Some(Plan { short: at % 2 == 0, ..Plan::at(ALL_CALLS, at) }));
+        let mut after = false;
+        match conn {
+            Ok(conn) => {
+                assert_eq!(conn.durable().unwrap().inject_faults(None).injected, 1);
+                let mut a = S::new(&conn, "a");
+                after = a.txn(Some("sync=on"), &[("after", "1")]).is_ok();
+                drop(a);
+                crash(conn);
+            }
+            Err(e) => assert!(e.messages().next().is_some(), "call {at}: an error without a message: {e:?}"),
+        }
+        let conn = open(&dir, CONFIG).unwrap_or_else(|e| panic!("call {at}: the open after it: {e}"));
+        let mut a = S::new(&conn, "a");
+        let mut b = S::new(&conn, "b");
+        assert!((0..300).all(|i| a.get(&format!("a{i:03}")).as_deref() == Some("1")), "call {at}: a's rows");
+        assert!(filled(&mut b, "b"), "call {at}: b's rows");
+        assert!(!after || a.get("after").is_some(), "call {at}: the commit after the open");
+    }
+}

@@ -162,6 +162,12 @@ impl Faults {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The plan a connection opened on this thread starts with (tests of recovery).
+    pub static AT_OPEN: std::cell::Cell<Option<Plan>> = const { std::cell::Cell::new(None) };
+}
+
 /// splitmix64: the plan's repeatable random numbers.
 fn next(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);

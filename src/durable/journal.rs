@@ -820,8 +820,8 @@ fn salvage_or_fail(disk: &Disk, files: &[u64], damage: Damage, salvage: bool, mu
             let path = disk.path(&name(no));
             let file = OpenOptions::new().write(true).open(&path).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
             let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
-            file.set_len(at).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
-            file.sync_all().map_err(|e| Error::io(format!("{shown}: fsync"), &e))?;
+            disk.set_len(&file, at).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
+            disk.sync(&file, &name(no))?;
             format!("{text}: salvage truncated the file at offset {at}, dropping {} bytes", size.saturating_sub(at))
         }
     };
@@ -892,8 +892,8 @@ fn replay_file(
                     None if later_hold_records(disk, later)? => "a damaged record before records in later journal files",
                     None => {
                         // A torn tail: what follows the last whole frame never committed.
-                        file.set_len(at).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
-                        file.sync_all().map_err(|e| Error::io(format!("{shown}: fsync"), &e))?;
+                        disk.set_len(&file, at).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
+                        disk.sync(&file, &fname)?;
                         break;
                     }
                 };

@@ -103,6 +103,8 @@ impl Durable {
     pub fn open(home: &str, cfg: &Config<'_>, registry: &Registry, cache: &Arc<Cache>) -> Result<(Durable, Recovered)> {
         let create = cfg.bool("create");
         let faults = Arc::new(Faults::default());
+        #[cfg(test)]
+        faults.set_plan(faults::AT_OPEN.get());
         let home_disk = Arc::new(Disk::with_faults(PathBuf::from(home), Arc::clone(&faults)));
         let lock = HomeLock::take(&home_disk, home, create)?;
         home_disk.remove_temporaries()?;
