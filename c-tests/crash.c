@@ -13,10 +13,16 @@
  * merges of the index into the tree files, eviction and checkpoints, and recovery replays the
  * journal over trees larger than the cache.
  *
+ * Every fourth round (3, 7, ...) also runs the background checkpoint thread, triggered by
+ * journal size (checkpoint=(log_size)), beside the child's own checkpoints.
+ *
  * Also: a reopen after a clean close keeps tables and rows, and a second process opening an
  * open home gets EBUSY.
  *
- * crash [KILLS]: KILLS rounds (default 25); UNLATCHED_CRASH_KILLS overrides it (a soak).
+ * crash [KILLS]: KILLS rounds (default 25); UNLATCHED_CRASH_KILLS overrides it (a soak, see
+ * tools/crash-soak). UNLATCHED_CRASH_SEED fixes the seed of the kill moments (printed at the
+ * start); UNLATCHED_CRASH_WINDOW_MS sets the longest a larger-than-cache round runs before its
+ * kill (default 80).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -37,6 +43,7 @@
 #define MARKER 1000000 /* key MARKER + i holds i once transaction i committed */
 #define CONFIG "create,log=(enabled=true,file_max=100KB),transaction_sync=(enabled=true)"
 #define SMALL_CACHE ",cache_size=1MB" /* the odd rounds: a database larger than its cache */
+#define BACKGROUND ",checkpoint=(log_size=100KB)" /* every fourth round: background checkpoints */
 #define BULK_EVERY 3
 #define BULK_ROWS 100
 #define BULK_LEN 800
@@ -100,7 +107,7 @@ bulk_value(uint64_t i, int r, char *buf)
 static const char *
 config(int round)
 {
-    return round % 2 == 1 ? CONFIG SMALL_CACHE : CONFIG;
+    return round % 4 == 3 ? CONFIG SMALL_CACHE BACKGROUND : round % 2 == 1 ? CONFIG SMALL_CACHE : CONFIG;
 }
 
 /* The child: transactions start..; never returns. */
@@ -376,10 +383,12 @@ reopen_and_lock(void)
 int
 main(int argc, char **argv)
 {
-    const char *env = getenv("UNLATCHED_CRASH_KILLS");
+    const char *env = getenv("UNLATCHED_CRASH_KILLS"), *seed = getenv("UNLATCHED_CRASH_SEED"),
+               *window = getenv("UNLATCHED_CRASH_WINDOW_MS");
     int kills = env != NULL ? atoi(env) : argc > 1 ? atoi(argv[1]) : 25;
     int round, pipefd[2], status;
-    uint64_t rng = (uint64_t)time(NULL) ^ (uint64_t)getpid(), next = 1, m;
+    uint64_t rng = seed != NULL ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL) ^ (uint64_t)getpid(), next = 1, m;
+    uint64_t long_us = window != NULL && atoi(window) > 0 ? (uint64_t)atoi(window) * 1000 : 80000;
     pid_t pid;
     char byte;
 
@@ -406,7 +415,8 @@ main(int argc, char **argv)
         }
         close(pipefd[0]);
         {
-            struct timespec pause = {0, (long)(ul_rand(&rng) % (round % 2 == 1 ? 80000 : 30000)) * 1000};
+            uint64_t us = ul_rand(&rng) % (round % 2 == 1 ? long_us : 30000);
+            struct timespec pause = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
             nanosleep(&pause, NULL);
         }
         kill(pid, SIGKILL);

@@ -28,7 +28,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
@@ -263,7 +262,7 @@ impl BlockFile {
             return Err(bf.damaged(len, &format!("file is {len} bytes, its checkpoint needs {end}")));
         }
         if len > end {
-            bf.file.set_len(end).map_err(|e| bf.os("ftruncate", &e))?;
+            bf.disk.set_len(&bf.file, end).map_err(|e| bf.os("ftruncate", &e))?;
         }
         Ok(bf)
     }
@@ -392,7 +391,7 @@ impl BlockFile {
         buf.resize(size as usize, 0);
         let offset = self.allocate(size);
         let addr = Addr { offset, size: size as u32, checksum: sum };
-        let written = self.disk.charge(&self.name, buf.len()).and_then(|()| self.pwrite(&buf, offset));
+        let written = self.pwrite(&buf, offset);
         if let Err(e) = written {
             self.free_unpublished(addr);
             return Err(e);
@@ -481,7 +480,7 @@ impl BlockFile {
         let mut space = self.space.lock();
         let end = space.end;
         let Some(start) = space.avail.take_tail(end) else { return Ok(0) };
-        self.file.set_len(start).map_err(|e| self.os("ftruncate", &e))?;
+        self.disk.set_len(&self.file, start).map_err(|e| self.os("ftruncate", &e))?;
         space.end = start;
         Ok(end - start)
     }
@@ -499,7 +498,7 @@ impl BlockFile {
     }
 
     fn pwrite(&self, buf: &[u8], offset: u64) -> Result<()> {
-        self.file.write_all_at(buf, offset).map_err(|e| self.os("pwrite", &e))
+        self.disk.write_at(&self.file, buf, offset).map_err(|e| self.os("pwrite", &e))
     }
 
     fn os(&self, call: &str, e: &std::io::Error) -> Error {

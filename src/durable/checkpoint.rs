@@ -56,9 +56,20 @@ pub struct Header {
     pub oldest_ts: u64,
 }
 
+/// How [`write()`] failed.
+#[derive(Debug)]
+pub struct Failed {
+    /// What failed.
+    pub error: Error,
+    /// The file is in place under its final name, but syncing the directory failed: a crash
+    /// may find this checkpoint or the one before it.
+    pub in_place: bool,
+}
+
 /// Writes checkpoint `header.no` holding the trees' records (by durable table id). On error
-/// the temporary file is removed and nothing changed.
-pub fn write(disk: &Disk, header: Header, trees: &[(u64, TreeRecord)]) -> Result<()> {
+/// the temporary file is removed and nothing changed, unless the error says the file is in
+/// place.
+pub fn write(disk: &Disk, header: Header, trees: &[(u64, TreeRecord)]) -> std::result::Result<(), Failed> {
     let final_name = name(header.no);
     let tmp = format!("{final_name}{TMP_SUFFIX}");
     let out = (|| {
@@ -79,12 +90,13 @@ pub fn write(disk: &Disk, header: Header, trees: &[(u64, TreeRecord)]) -> Result
         let mut file = disk.create(&tmp)?;
         disk.write_all(&mut file, &tmp, &buf)?;
         disk.sync(&file, &tmp)?;
-        disk.rename(&tmp, &final_name)
+        disk.rename_unsynced(&tmp, &final_name)
     })();
-    if out.is_err() {
+    if let Err(error) = out {
         let _ = disk.remove(&tmp);
+        return Err(Failed { error, in_place: false });
     }
-    out
+    disk.sync_dir().map_err(|error| Failed { error, in_place: true })
 }
 
 /// Reads checkpoint `no`: its header and the trees' records by table id; `row(table id, key,

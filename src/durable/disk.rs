@@ -1,14 +1,18 @@
 //! The database's directory: file names, whole-file replacement (write a temporary file, sync
-//! it, rename it over the old one, sync the directory), the home lock, and a write budget
-//! that tests use to simulate a full disk.
+//! it, rename it over the old one, sync the directory), the home lock, and the one place every
+//! write, sync, rename and truncate of the engine's files goes through, so that tests can fail
+//! them ([`Faults`]: a full disk, failed or short writes, failed syncs and renames).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::error::{Error, Kind, Result};
+
+use super::faults::{Call, Faults};
 
 /// The lock file (the reference's name: programs and tools look for it).
 pub const LOCK_FILE: &str = "WiredTiger.lock";
@@ -26,14 +30,24 @@ pub const TMP_SUFFIX: &str = ".tmp";
 /// A directory of database files.
 pub struct Disk {
     dir: PathBuf,
-    /// Bytes writes may still add (`u64::MAX`: no limit): a test's full disk.
-    budget: AtomicU64,
+    /// Injected failures (tests; unarmed otherwise).
+    faults: Arc<Faults>,
 }
 
 impl Disk {
     /// The files of `dir`.
     pub fn new(dir: PathBuf) -> Disk {
-        Disk { dir, budget: AtomicU64::new(u64::MAX) }
+        Disk::with_faults(dir, Arc::default())
+    }
+
+    /// The files of `dir`, failing calls as `faults` says (shared with other directories).
+    pub fn with_faults(dir: PathBuf, faults: Arc<Faults>) -> Disk {
+        Disk { dir, faults }
+    }
+
+    /// The injected failures.
+    pub fn faults(&self) -> &Arc<Faults> {
+        &self.faults
     }
 
     /// The directory.
@@ -53,38 +67,49 @@ impl Disk {
 
     /// Lets writes add only `bytes` more bytes; then they fail with `ENOSPC` (tests).
     pub fn limit_writes(&self, bytes: Option<u64>) {
-        self.budget.store(bytes.unwrap_or(u64::MAX), Ordering::Relaxed);
+        self.faults.limit_writes(bytes);
     }
 
-    /// Takes `n` bytes from the write budget, or fails with `ENOSPC` naming `name`.
-    pub fn charge(&self, name: &str, n: usize) -> Result<()> {
-        let n = n as u64;
-        let taken = self.budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-            if left == u64::MAX {
-                Some(left)
-            } else {
-                left.checked_sub(n)
-            }
-        });
-        match taken {
-            Ok(_) => Ok(()),
-            Err(_) => Err(Error::io(format!("{}: write", self.show(name)), &std::io::Error::from_raw_os_error(libc::ENOSPC))),
-        }
-    }
-
-    /// Writes `bytes` to `file` (named `name`), charged to the budget.
+    /// Writes `bytes` to `file` (named `name`) at its position.
     pub fn write_all(&self, file: &mut File, name: &str, bytes: &[u8]) -> Result<()> {
-        self.charge(name, bytes.len())?;
-        file.write_all(bytes).map_err(|e| Error::io(format!("{}: write", self.show(name)), &e))
+        let out = match self.faults.check(Call::Write, bytes.len()) {
+            Some(f) => file.write_all(&bytes[..f.keep]).and(Err(std::io::Error::from_raw_os_error(f.errno))),
+            None => file.write_all(bytes),
+        };
+        out.map_err(|e| Error::io(format!("{}: write", self.show(name)), &e))
+    }
+
+    /// Writes `bytes` at `offset` of `file`; a failure may leave a prefix of them written.
+    pub fn write_at(&self, file: &File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+        if let Some(f) = self.faults.check(Call::Write, bytes.len()) {
+            file.write_all_at(&bytes[..f.keep], offset)?;
+            return Err(std::io::Error::from_raw_os_error(f.errno));
+        }
+        file.write_all_at(bytes, offset)
+    }
+
+    /// Sets `file`'s length.
+    pub fn set_len(&self, file: &File, len: u64) -> std::io::Result<()> {
+        if let Some(f) = self.faults.check(Call::Truncate, 0) {
+            return Err(std::io::Error::from_raw_os_error(f.errno));
+        }
+        file.set_len(len)
     }
 
     /// Flushes `file`'s data to the device.
     pub fn sync(&self, file: &File, name: &str) -> Result<()> {
-        file.sync_data().map_err(|e| Error::io(format!("{}: fsync", self.show(name)), &e))
+        let out = match self.faults.check(Call::Sync, 0) {
+            Some(f) => Err(std::io::Error::from_raw_os_error(f.errno)),
+            None => file.sync_data(),
+        };
+        out.map_err(|e| Error::io(format!("{}: fsync", self.show(name)), &e))
     }
 
     /// Makes renames and removals in the directory durable.
     pub fn sync_dir(&self) -> Result<()> {
+        if let Some(f) = self.faults.check(Call::Sync, 0) {
+            return Err(Error::io(format!("{}: fsync", self.dir.display()), &std::io::Error::from_raw_os_error(f.errno)));
+        }
         File::open(&self.dir)
             .and_then(|d| d.sync_all())
             .map_err(|e| Error::io(format!("{}: fsync", self.dir.display()), &e))
@@ -113,8 +138,17 @@ impl Disk {
 
     /// Renames `from` to `to` and syncs the directory.
     pub fn rename(&self, from: &str, to: &str) -> Result<()> {
-        fs::rename(self.path(from), self.path(to)).map_err(|e| Error::io(format!("{}: rename", self.show(from)), &e))?;
+        self.rename_unsynced(from, to)?;
         self.sync_dir()
+    }
+
+    /// Renames `from` to `to` (durable once the directory is synced).
+    pub fn rename_unsynced(&self, from: &str, to: &str) -> Result<()> {
+        let out = match self.faults.check(Call::Rename, 0) {
+            Some(f) => Err(std::io::Error::from_raw_os_error(f.errno)),
+            None => fs::rename(self.path(from), self.path(to)),
+        };
+        out.map_err(|e| Error::io(format!("{}: rename", self.show(from)), &e))
     }
 
     /// Removes `name` (a file already gone is fine).

@@ -607,12 +607,10 @@ impl Shared {
     fn write_bytes(&self, files: &mut Files, bytes: &[u8]) -> std::result::Result<(), Fail> {
         let f = &mut files.active;
         let fname = name(f.no);
-        let out = self.disk.charge(&fname, bytes.len()).and_then(|()| {
-            f.file.write_all_at(bytes, f.len).map_err(|e| Error::io(format!("{}: write", self.disk.show(&fname)), &e))
-        });
+        let out = self.disk.write_at(&f.file, bytes, f.len).map_err(|e| Error::io(format!("{}: write", self.disk.show(&fname)), &e));
         if let Err(error) = out {
             // Frames of failed commits must not stay behind the good ones.
-            return match f.file.set_len(f.len) {
+            return match self.disk.set_len(&f.file, f.len) {
                 Ok(()) => Err(Fail::Write(error)),
                 Err(e) => Err(Fail::Broken(Error::io(format!("{}: truncate", self.disk.show(&fname)), &e))),
             };
@@ -822,8 +820,8 @@ fn salvage_or_fail(disk: &Disk, files: &[u64], damage: Damage, salvage: bool, mu
             let path = disk.path(&name(no));
             let file = OpenOptions::new().write(true).open(&path).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
             let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
-            file.set_len(at).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
-            file.sync_all().map_err(|e| Error::io(format!("{shown}: fsync"), &e))?;
+            disk.set_len(&file, at).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
+            disk.sync(&file, &name(no))?;
             format!("{text}: salvage truncated the file at offset {at}, dropping {} bytes", size.saturating_sub(at))
         }
     };
@@ -894,8 +892,8 @@ fn replay_file(
                     None if later_hold_records(disk, later)? => "a damaged record before records in later journal files",
                     None => {
                         // A torn tail: what follows the last whole frame never committed.
-                        file.set_len(at).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
-                        file.sync_all().map_err(|e| Error::io(format!("{shown}: fsync"), &e))?;
+                        disk.set_len(&file, at).map_err(|e| Error::io(format!("{shown}: truncate"), &e))?;
+                        disk.sync(&file, &fname)?;
                         break;
                     }
                 };

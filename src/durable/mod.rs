@@ -24,6 +24,7 @@
 pub mod background;
 pub mod checkpoint;
 pub mod disk;
+pub mod faults;
 pub mod frame;
 pub mod journal;
 pub mod meta;
@@ -47,12 +48,14 @@ use crate::error::{Error, Kind, Result};
 use crate::schema::{Registry, Table, TableSpec};
 use crate::store::{Horizon, ReadView};
 use crate::btree::block::BlockFile;
+use crate::btree::extents::ExtentList;
 use crate::btree::cache::Cache;
 use crate::btree::tree::{Tree, TreeRecord};
 use crate::txn::{CheckpointStamps, Txn};
 
 use checkpoint::Header;
 use disk::{Disk, HomeLock, CKPT_PREFIX, LOG_PREFIX, TREE_PREFIX};
+use faults::{FaultCounts, Faults, Plan};
 use journal::{Journal, JournalConfig, JournalStats, Wakeup};
 use meta::Meta;
 use redo::{Op, Redo, SyncDefault};
@@ -69,6 +72,11 @@ pub struct Durable {
     meta: Mutex<Meta>,
     /// The newest checkpoint's number; checkpoints hold it, so they run one at a time.
     last_checkpoint: Mutex<u64>,
+    /// Set when syncing a table file failed: the blocks written since its last sync may be
+    /// lost (the kernel may drop pages whose write-back failed, and a later sync succeeds), so
+    /// no later checkpoint may vouch for them. Every later checkpoint fails with this error;
+    /// the last durable checkpoint and the journal stay what recovery uses.
+    refused: Mutex<Option<Error>>,
     /// Without a journal: the journal files recovery replayed end before this number (the
     /// next checkpoint replaces them).
     log_floor: u64,
@@ -100,7 +108,10 @@ impl Durable {
     /// `registry`. `cfg` is the validated `wiredtiger_open` configuration.
     pub fn open(home: &str, cfg: &Config<'_>, registry: &Registry, cache: &Arc<Cache>) -> Result<(Durable, Recovered)> {
         let create = cfg.bool("create");
-        let home_disk = Arc::new(Disk::new(PathBuf::from(home)));
+        let faults = Arc::new(Faults::default());
+        #[cfg(test)]
+        faults.set_plan(faults::AT_OPEN.get());
+        let home_disk = Arc::new(Disk::with_faults(PathBuf::from(home), Arc::clone(&faults)));
         let lock = HomeLock::take(&home_disk, home, create)?;
         home_disk.remove_temporaries()?;
         // Without its "." components, so that messages name files plainly.
@@ -112,7 +123,7 @@ impl Durable {
         if log_path.as_os_str().is_empty() {
             log_path = PathBuf::from(".");
         }
-        let log_dir = Arc::new(Disk::new(log_path));
+        let log_dir = Arc::new(Disk::with_faults(log_path, faults));
         let (meta, created) = match Meta::load(&home_disk)? {
             Some(_) if cfg.bool("exclusive") => {
                 return Err(Error::new(Kind::Exists, "WiredTiger database already exists and exclusive option configured"))
@@ -188,6 +199,7 @@ impl Durable {
             sync_default,
             meta: Mutex::new(meta),
             last_checkpoint: Mutex::new(newest),
+            refused: Mutex::new(None),
             log_floor: next_log,
             created,
             closed: AtomicBool::new(false),
@@ -226,7 +238,15 @@ impl Durable {
     /// (`None`: no limit); tests simulate a full disk with it.
     pub fn limit_writes(&self, bytes: Option<u64>) {
         self.home.limit_writes(bytes);
-        self.log_dir.limit_writes(bytes);
+    }
+
+    /// Fails later file-system calls as `plan` says (`None`: none); tests inject failures with
+    /// it. The home's and the journal's files share the plan.
+    pub fn inject_faults(&self, plan: Option<Plan>) -> FaultCounts {
+        let faults = self.home.faults();
+        let counts = faults.counts();
+        faults.set_plan(plan);
+        counts
     }
 
     /// `WT_SESSION::create` of a table: durable (in the table list) before it exists.
@@ -281,6 +301,9 @@ impl Durable {
         stamps: CheckpointStamps,
     ) -> Result<()> {
         let mut last = self.last_checkpoint.lock();
+        if let Some(e) = self.refused.lock().clone() {
+            return Err(e);
+        }
         let (replay_from, journal_exists) = match &self.journal {
             Some(j) => (j.rotate()?, true),
             None => (self.log_floor, false),
@@ -294,19 +317,34 @@ impl Durable {
         for table in &tables {
             let Some(tree) = table.tree() else { continue };
             table.merge(view.ts, stamps.bound, horizon, &self.cache)?;
-            let (record, pending) = tree.checkpoint()?;
+            let (record, pending) = tree.checkpoint().inspect_err(|e| self.refuse_checkpoints(e))?;
             records.push((table.id(), record));
             released.push((tree, pending));
         }
         let no = *last + 1;
-        checkpoint::write(&self.home, Header { no, replay_from, snapshot_ts: view.ts, journal_exists, stable_ts: stamps.stable, oldest_ts: stamps.oldest }, &records)?;
+        let header = Header { no, replay_from, snapshot_ts: view.ts, journal_exists, stable_ts: stamps.stable, oldest_ts: stamps.oldest };
+        if let Err(failed) = checkpoint::write(&self.home, header, &records) {
+            if failed.in_place {
+                // A crash may find this checkpoint or the previous one: both stay intact until
+                // a checkpoint succeeds (the blocks written so far belong to this one, and the
+                // blocks only the previous one used stay pending).
+                *last = no;
+                for (tree, _) in &released {
+                    tree.checkpoint_durable(&ExtentList::new());
+                }
+            }
+            return Err(failed.error);
+        }
         *last = no;
         self.checkpoints.fetch_add(1, Ordering::Relaxed);
-        // Durable: the blocks only the previous checkpoint used are free now, and free space at
-        // the end of a file goes back to the file system (free in the record too, so a crash
-        // before the next checkpoint reopens the shorter file).
-        for (tree, pending) in released {
-            tree.checkpoint_durable(&pending);
+        // Durable: the blocks only the previous checkpoint used are free now (every tree's,
+        // before anything else can fail), and free space at the end of a file goes back to the
+        // file system (free in the record too, so a crash before the next checkpoint reopens
+        // the shorter file).
+        for (tree, pending) in &released {
+            tree.checkpoint_durable(pending);
+        }
+        for (tree, _) in &released {
             tree.file().trim_tail()?;
         }
         for old in self.home.numbered(CKPT_PREFIX)?.into_iter().filter(|&n| n < no) {
@@ -321,6 +359,13 @@ impl Durable {
                 Ok(())
             }
         }
+    }
+
+    /// A table file's sync failed with `e`: later checkpoints fail (see `refused`).
+    fn refuse_checkpoints(&self, e: &Error) {
+        let why = e.messages().next().unwrap_or("sync failed");
+        let refused = Error::new(e.kind(), format!("checkpoints are refused since a table file's sync failed ({why})"));
+        self.refused.lock().get_or_insert(refused);
     }
 
     /// A checkpoint at a fresh snapshot of `txn` (a session's, or the background thread's),
@@ -437,7 +482,8 @@ fn settle(tree: &Tree) {
 /// Creates a new database's files: an empty first checkpoint, then the table list (written
 /// last: its presence marks a database).
 fn initialize(disk: &Disk) -> Result<Meta> {
-    checkpoint::write(disk, Header { no: 1, replay_from: 1, snapshot_ts: 0, journal_exists: false, stable_ts: 0, oldest_ts: 0 }, &[])?;
+    let header = Header { no: 1, replay_from: 1, snapshot_ts: 0, journal_exists: false, stable_ts: 0, oldest_ts: 0 };
+    checkpoint::write(disk, header, &[]).map_err(|f| f.error)?;
     let meta = Meta { next_id: 1, tables: Vec::new() };
     meta.store(disk)?;
     Ok(meta)

@@ -1145,3 +1145,6 @@ fn mixed_sync_committers_and_checkpoints_recover_in_commit_order() {
         assert_eq!(a.get(&format!("w{w}x{}", n + 1)), None, "writer {w}");
     }
 }
+
+#[path = "fault_tests.rs"]
+mod fault_tests;
