@@ -2,7 +2,7 @@
 //! `drop` see open cursors without any cursor writing a shared counter.
 
 use std::ffi::CString;
-use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU32, Ordering};
+use std::sync::atomic::{fence, AtomicI64, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
@@ -19,6 +19,10 @@ use crate::store::{Index, Layers};
 /// A forced merge waits for the index to grow at least this much since the last one.
 const MIN_GROWTH: u64 = 1 << 20;
 
+/// [`Table`] state bits.
+const DROPPED: u8 = 1;
+const MANAGED: u8 = 2;
+
 /// What `WT_SESSION::create` decided about a new table.
 #[derive(Clone, Debug)]
 pub struct TableSpec {
@@ -31,8 +35,13 @@ pub struct TableSpec {
     pub key_format: String,
     /// Value format, verbatim.
     pub value_format: String,
-    /// Column names (kept; projections come later).
+    /// Column names: the table's key then value columns; for a column group or an index
+    /// (`colgroup:T:NAME`, `index:T:NAME`, stored as tables of those names), the table's
+    /// columns it holds.
     pub columns: Vec<String>,
+    /// Schema settings that are not formats (`colgroups=(...)` of a table, `immutable` and
+    /// `extractor` of an index), as configuration text; empty for most tables.
+    pub schema: String,
     /// Opaque application metadata.
     pub app_metadata: String,
     /// Page sizes of the table's tree (`leaf_page_max`, `internal_page_max`).
@@ -60,8 +69,11 @@ pub struct Table {
     merged_at: AtomicI64,
     /// Held while an in-memory table's index is measured ([`Table::measure`]).
     measuring: Mutex<()>,
-    /// Set while a `drop` checks for open cursors, and for good once it succeeds.
-    dropped: AtomicBool,
+    /// [`DROPPED`] while a `drop` checks for open cursors, and for good once it succeeds;
+    /// [`MANAGED`] once the table has column groups or indices: its plain cursors parked in
+    /// cursor caches are then stale (the quick reuse path tests the whole byte, so managed
+    /// tables cost it nothing).
+    state: AtomicU8,
     /// One record per session that has used the table; the sessions write only their own.
     users: Mutex<Vec<Arc<TableUse>>>,
     /// Statistics of the use records of sessions that have closed.
@@ -123,7 +135,7 @@ impl Table {
             dirty: CachePadded::new(AtomicI64::new(0)),
             merged_at: AtomicI64::new(0),
             measuring: Mutex::new(()),
-            dropped: AtomicBool::new(false),
+            state: AtomicU8::new(0),
             users: Mutex::new(Vec::new()),
             retired: Mutex::new([0; DSRC_STATS]),
             baseline: Mutex::new([0; DSRC_STATS]),
@@ -255,7 +267,27 @@ impl Table {
 
     /// Whether the table has been dropped.
     pub fn is_dropped(&self) -> bool {
-        self.dropped.load(Ordering::Acquire)
+        self.state.load(Ordering::Acquire) & DROPPED != 0
+    }
+
+    /// Whether the table has column groups or indices: its cursors are schema cursors, which
+    /// keep them in step (`session::schema_cursor`).
+    pub fn is_managed(&self) -> bool {
+        self.state.load(Ordering::Acquire) & MANAGED != 0
+    }
+
+    /// Marks the table managed (a column group or index was created on it), for good.
+    pub fn set_managed(&self) {
+        self.state.fetch_or(MANAGED, Ordering::SeqCst);
+    }
+
+    /// [`acquire`](Self::acquire) for a parked plain cursor taken back from a cache: also
+    /// refused (`ENOENT`, and the cursor is freed as stale) once the table is managed.
+    pub fn acquire_plain(&self, record: &TableUse) -> Result<()> {
+        if self.is_managed() {
+            return Err(Error::quiet(Kind::NoEntry));
+        }
+        self.acquire(record)
     }
 
     /// Registers a session's use record; called once per session and table, off the hot path.
@@ -316,20 +348,20 @@ impl Table {
     pub fn acquire(&self, record: &TableUse) -> Result<()> {
         record.add(1);
         fence(Ordering::SeqCst);
-        if self.dropped.load(Ordering::Relaxed) {
+        if self.state.load(Ordering::Relaxed) & DROPPED != 0 {
             record.add(-1);
             return Err(Error::quiet(Kind::NoEntry));
         }
         Ok(())
     }
 
-    /// [`acquire`](Self::acquire) as a yes/no, with nothing to drop: for paths that call
-    /// nothing. False (nothing counted) once the table is dropped.
+    /// [`acquire_plain`](Self::acquire_plain) as a yes/no, with nothing to drop: for paths
+    /// that call nothing. False (nothing counted) once the table is dropped or managed.
     #[inline(always)]
     pub fn acquire_quick(&self, record: &TableUse) -> bool {
         record.add(1);
         fence(Ordering::SeqCst);
-        if self.dropped.load(Ordering::Relaxed) {
+        if self.state.load(Ordering::Relaxed) != 0 {
             record.add(-1);
             return false;
         }
@@ -350,12 +382,12 @@ impl Table {
     /// Marks the table dropped unless some session has a cursor open on it (`EBUSY`).
     pub fn begin_drop(&self) -> Result<()> {
         let users = self.users.lock();
-        if self.dropped.swap(true, Ordering::SeqCst) {
+        if self.state.fetch_or(DROPPED, Ordering::SeqCst) & DROPPED != 0 {
             return Err(Error::quiet(Kind::NoEntry));
         }
         fence(Ordering::SeqCst);
         if users.iter().any(|u| u.open_cursors() != 0) {
-            self.dropped.store(false, Ordering::SeqCst);
+            self.state.fetch_and(!DROPPED, Ordering::SeqCst);
             return Err(Error::quiet(Kind::Busy));
         }
         Ok(())
@@ -373,6 +405,7 @@ mod tests {
             key_format: "S".into(),
             value_format: "S".into(),
             columns: Vec::new(),
+            schema: String::new(),
             app_metadata: String::new(),
             pages: Limits::default(),
         })
