@@ -66,6 +66,7 @@ pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Re
             events,
             cursors: Vec::new(),
             stats_cursors: Vec::new(),
+            schema_cursors: Vec::new(),
             strerror_buf: CString::default(),
             scratch: Vec::new(),
             #[cfg(feature = "diagnostic")]
@@ -106,6 +107,14 @@ pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Re
 pub unsafe fn close(raw: *mut SessionHandle) {
     // SAFETY: per the contract.
     let s = unsafe { &mut *raw };
+    for cursor in std::mem::take(&mut s.schema_cursors) {
+        let events = s.events;
+        // SAFETY: a live schema cursor handle of this session.
+        events.closed(s.as_ptr(), unsafe { &mut (*cursor).iface });
+        // SAFETY: as above; freed here and nowhere else once taken from the list (its internal
+        // cursors close with it, before the session's own cursors are walked).
+        unsafe { super::schema_cursor::free(s, cursor) };
+    }
     if s.core.has_open_cursors() {
         for id in s.core.cursor_ids() {
             let cursor = s.cursor_handle(id);
@@ -293,6 +302,15 @@ unsafe extern "C" fn open_cursor_slow(
             }
             if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).stats.is_some() {
                 return Err(Error::unsupported("unsupported object operation: statistics:"));
+            }
+            if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).schema.is_some() {
+                return Err(Error::unsupported("duplicating index, projection and column-group table cursors is not supported yet"));
+            }
+            if let (Some(uri), true) = (uri, to_dup.is_null()) {
+                if let Some(cursor) = s.core.open_schema_cursor(&s.conn().core, uri, config)? {
+                    *cursorp = super::schema_cursor::new_handle(s, cursor, CString::new(uri).expect("came from a C string"));
+                    return Ok(());
+                }
             }
             let opened = match (uri, to_dup.is_null()) {
                 (Some(uri), true) => s.core.open_cursor(&s.conn().core, uri, config),
