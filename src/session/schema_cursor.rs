@@ -222,7 +222,7 @@ impl Session {
             Ok(ids) => ids,
             Err(e) => {
                 for id in opened {
-                    self.close_for_good(id);
+                    self.close_inner(id);
                 }
                 return Err(e);
             }
@@ -259,9 +259,15 @@ impl Session {
     /// Closes a schema cursor's internal cursors.
     pub fn close_schema_cursor(&mut self, cursor: SchemaCursor) {
         for id in cursor.inner() {
-            self.close_for_good(id);
+            self.close_inner(id);
         }
         self.idle_check();
+    }
+
+    /// Closes an internal cursor (not counted among the open cursors, as it was not at open).
+    fn close_inner(&mut self, id: CursorId) {
+        let cursor = self.cursors.remove(id);
+        cursor.table().release(cursor.table_use());
     }
 
     /// `WT_CURSOR::reset` of a schema cursor.
