@@ -7,6 +7,7 @@ use std::ffi::CString;
 use libc::{c_char, c_int};
 
 use crate::error::{code, Error, Result};
+use crate::conn::Connection;
 use crate::session::{SchemaCursor, Session};
 use crate::stats::unsupported;
 
@@ -65,7 +66,7 @@ pub unsafe fn free(session: &mut SessionHandle, raw: *mut CursorHandle) {
 unsafe fn call(
     cursor: *mut WT_CURSOR,
     api: &str,
-    body: impl FnOnce(&mut SchemaCursor, &mut Session) -> Result<()>,
+    body: impl FnOnce(&mut SchemaCursor, &mut Session, &Connection) -> Result<()>,
 ) -> c_int {
     // SAFETY: the application passes a cursor handle or NULL.
     let _call = match unsafe { super::diagnostic::cursor_call(cursor, api, true) } {
@@ -77,7 +78,8 @@ unsafe fn call(
         // no other thread (the API's threading rule).
         let Some((handle, session)) = (unsafe { parts(cursor) }) else { return code::EINVAL };
         let Some(schema) = handle.schema.as_deref_mut() else { return code::EINVAL };
-        match body(schema, &mut session.core) {
+        let conn = &session.conn().core;
+        match body(schema, &mut session.core, conn) {
             Ok(()) => 0,
             Err(e) => {
                 session.core.note_error(&e);
@@ -85,6 +87,23 @@ unsafe fn call(
             }
         }
     })
+}
+
+/// `WT_SESSION::join`: `join` must be a join cursor of `session`, `reference` an index or join
+/// cursor on the same table.
+///
+/// # Safety
+/// Both cursors are NULL or open cursor handles of the calling thread's session.
+pub unsafe fn join(session: &mut SessionHandle, join: *mut WT_CURSOR, reference: *mut WT_CURSOR, config: Option<&str>) -> Result<()> {
+    if join.is_null() || reference.is_null() || join == reference {
+        return Err(Error::invalid("WT_SESSION::join: two different cursors are required"));
+    }
+    // SAFETY: per the contract; two distinct handles, neither reached otherwise in this call.
+    let (target, source) = unsafe { (&mut *join.cast::<CursorHandle>(), &*reference.cast::<CursorHandle>()) };
+    let (Some(target), Some(source)) = (target.schema.as_deref_mut(), source.schema.as_deref()) else {
+        return Err(Error::invalid("WT_SESSION::join: not a join cursor and an index or join cursor"));
+    };
+    session.core.join(target, source, config)
 }
 
 /// The handle and its session.
@@ -102,23 +121,23 @@ unsafe fn parts<'a>(cursor: *mut WT_CURSOR) -> Option<(&'a mut CursorHandle, &'a
 
 unsafe extern "C" fn next(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor (API contract).
-    unsafe { call(cursor, "WT_CURSOR.next", |c, s| s.schema_step(c, true)) }
+    unsafe { call(cursor, "WT_CURSOR.next", |c, s, conn| s.schema_step(conn, c, true)) }
 }
 
 unsafe extern "C" fn prev(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor (API contract).
-    unsafe { call(cursor, "WT_CURSOR.prev", |c, s| s.schema_step(c, false)) }
+    unsafe { call(cursor, "WT_CURSOR.prev", |c, s, conn| s.schema_step(conn, c, false)) }
 }
 
 unsafe extern "C" fn search(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor (API contract).
-    unsafe { call(cursor, "WT_CURSOR.search", |c, s| s.schema_search(c)) }
+    unsafe { call(cursor, "WT_CURSOR.search", |c, s, _| s.schema_search(c)) }
 }
 
 unsafe extern "C" fn search_near(cursor: *mut WT_CURSOR, exactp: *mut c_int) -> c_int {
     // SAFETY: C calls this slot with its own open cursor and valid arguments (API contract).
     unsafe {
-        call(cursor, "WT_CURSOR.search_near", |c, s| {
+        call(cursor, "WT_CURSOR.search_near", |c, s, _| {
             if exactp.is_null() {
                 return Err(Error::invalid("NULL exact pointer"));
             }
@@ -130,23 +149,23 @@ unsafe extern "C" fn search_near(cursor: *mut WT_CURSOR, exactp: *mut c_int) -> 
 
 unsafe extern "C" fn insert(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor (API contract).
-    unsafe { call(cursor, "WT_CURSOR.insert", |c, s| s.schema_insert(c)) }
+    unsafe { call(cursor, "WT_CURSOR.insert", |c, s, _| s.schema_insert(c)) }
 }
 
 unsafe extern "C" fn update(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor (API contract).
-    unsafe { call(cursor, "WT_CURSOR.update", |c, s| s.schema_update(c)) }
+    unsafe { call(cursor, "WT_CURSOR.update", |c, s, _| s.schema_update(c)) }
 }
 
 unsafe extern "C" fn remove(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor (API contract).
-    unsafe { call(cursor, "WT_CURSOR.remove", |c, s| s.schema_remove(c)) }
+    unsafe { call(cursor, "WT_CURSOR.remove", |c, s, _| s.schema_remove(c)) }
 }
 
 unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor (API contract).
     unsafe {
-        call(cursor, "WT_CURSOR.reset", |c, s| {
+        call(cursor, "WT_CURSOR.reset", |c, s, _| {
             s.schema_reset(c);
             Ok(())
         })
@@ -174,7 +193,7 @@ unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
 /// Every other method: `ENOTSUP` "Unsupported cursor operation".
 unsafe fn refuse(cursor: *mut WT_CURSOR, api: &str) -> c_int {
     // SAFETY: C calls the slot with its own open cursor (API contract).
-    unsafe { call(cursor, api, |_, _| Err(unsupported())) }
+    unsafe { call(cursor, api, |_, _, _| Err(unsupported())) }
 }
 
 macro_rules! refused {

@@ -291,7 +291,13 @@ unsafe extern "C" fn open_cursor_slow(
             let config = c_str(config)?;
             let uri = c_str(uri)?;
             if let Some(uri) = uri.filter(|u| u.starts_with("statistics:")) {
-                if !to_dup.is_null() {
+                // `statistics:join` takes the join cursor as `to_dup`, and only that.
+                let join_stats = uri == "statistics:join";
+                let is_join = !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).schema.as_deref().is_some_and(|c| c.is_join());
+                if join_stats != is_join {
+                    return Err(Error::invalid("statistics:join requires a join cursor"));
+                }
+                if !to_dup.is_null() && !join_stats {
                     return Err(Error::invalid(
                         "should be passed either a URI or a cursor to duplicate, but not both",
                     ));
@@ -396,6 +402,11 @@ pub fn free_stale(s: &mut SessionHandle) {
             free_handle(s, id);
         }
     }
+}
+
+unsafe extern "C" fn join(session: *mut WT_SESSION, a: *mut WT_CURSOR, b: *mut WT_CURSOR, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session, its cursors and a NUL-terminated string.
+    unsafe { call(session, "WT_SESSION.join", |s| super::schema_cursor::join(s, a, b, c_str(config)?)) }
 }
 
 unsafe extern "C" fn create(session: *mut WT_SESSION, name: *const c_char, config: *const c_char) -> c_int {
@@ -601,7 +612,6 @@ macro_rules! not_yet {
 }
 
 not_yet! {
-    join(a: *mut WT_CURSOR, b: *mut WT_CURSOR, config: *const c_char) => "WT_SESSION.join";
     rename(uri: *const c_char, newuri: *const c_char, config: *const c_char) => "WT_SESSION.rename";
     salvage(name: *const c_char, config: *const c_char) => "WT_SESSION.salvage";
     prepare_transaction(config: *const c_char) => "WT_SESSION.prepare_transaction";

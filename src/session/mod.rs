@@ -8,6 +8,7 @@ mod pinned;
 #[cfg(test)]
 mod reuse_tests;
 mod schema_cursor;
+mod schema_join;
 mod schema_ops;
 mod schema_parts;
 mod statistics;

@@ -18,6 +18,7 @@ use crate::schema::columns::{pack_values, unpack_values, Value};
 use crate::schema::layout::{is_composite, Layout};
 use crate::schema::Table;
 
+use super::schema_join::JoinState;
 use super::schema_parts::projection;
 use super::{CursorId, Session};
 
@@ -28,6 +29,8 @@ enum Target {
     Table,
     /// The rows in the order of this index.
     Index(usize),
+    /// The rows meeting a join's conditions (`schema_join`).
+    Join,
 }
 
 /// The write a table cursor makes.
@@ -63,6 +66,8 @@ pub struct SchemaCursor {
     reads_stores: bool,
     key: Held,
     value: Held,
+    /// A join cursor's conditions and rows.
+    join: Option<Box<JoinState>>,
 }
 
 /// The format of raw cursors' keys and values: one item.
@@ -127,6 +132,34 @@ impl SchemaCursor {
     fn table(&self) -> &Arc<Table> {
         &self.layout.table
     }
+
+    /// The table's layout.
+    pub(super) fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Whether this is a join cursor.
+    pub fn is_join(&self) -> bool {
+        self.target == Target::Join
+    }
+
+    /// A join cursor's state.
+    pub(super) fn join_state(&self) -> Option<&JoinState> {
+        self.join.as_deref()
+    }
+
+    /// A join cursor's state, to change (a join cursor always has one).
+    pub(super) fn join_state_mut(&mut self) -> &mut JoinState {
+        self.join.get_or_insert_with(Box::default)
+    }
+
+    /// The index an index cursor reads.
+    pub(super) fn index_target(&self) -> Option<usize> {
+        match self.target {
+            Target::Index(at) => Some(at),
+            _ => None,
+        }
+    }
 }
 
 /// Sets an internal (raw) cursor's key or value to `bytes`.
@@ -143,6 +176,11 @@ impl Session {
     /// (the caller opens an ordinary cursor).
     pub fn open_schema_cursor(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<Option<SchemaCursor>> {
         let (base, columns) = projection(uri)?;
+        let join = base.starts_with("join:");
+        let base = base.strip_prefix("join:").unwrap_or(base);
+        if join && !base.starts_with("table:") {
+            return Err(Error::invalid(format!("{uri}: join cursors are on tables")));
+        }
         let (name, index) = if let Some(rest) = base.strip_prefix("index:") {
             match rest.rsplit_once(':') {
                 Some((table, index)) => (table, Some(index)),
@@ -159,7 +197,7 @@ impl Session {
             Err(_) if index.is_none() && columns.is_none() => return Ok(None),
             Err(e) => return Err(e),
         };
-        if index.is_none() && columns.is_none() && !is_composite(&table) {
+        if !join && index.is_none() && columns.is_none() && !is_composite(&table) {
             return Ok(None);
         }
         let mut cursor_config = if config::is_trivial(config) {
@@ -171,6 +209,7 @@ impl Session {
         let layout = Arc::new(Layout::load(conn.registry(), &table)?);
         let target = match index {
             Some(index) => Target::Index(layout.index(index).ok_or(Error::quiet(Kind::NoEntry))?),
+            None if join => Target::Join,
             None => Target::Table,
         };
         let projection = match &columns {
@@ -178,13 +217,13 @@ impl Session {
             None => layout.columns.value_columns(),
         };
         let key_format = match target {
-            Target::Table => table.key_format().clone(),
+            Target::Table | Target::Join => table.key_format().clone(),
             Target::Index(at) => layout.indices[at].key_format.clone(),
         };
         let value_format = layout.columns.format_of(&projection)?;
         let direct = columns.is_none() && layout.groups.len() == 1;
         let reads_stores = match target {
-            Target::Table => true,
+            Target::Table | Target::Join => true,
             Target::Index(at) => {
                 let index = &layout.indices[at];
                 let kc = layout.columns.key_count();
@@ -198,7 +237,7 @@ impl Session {
         let mut opened = Vec::new();
         let out = (|| {
             let scan_store = match target {
-                Target::Table => &layout.groups[0].table,
+                Target::Table | Target::Join => &layout.groups[0].table,
                 Target::Index(at) => &layout.indices[at].table,
             };
             let scan = self.open_inner(conn, scan_store, inner, &mut opened)?;
@@ -243,7 +282,20 @@ impl Session {
             reads_stores,
             key: Held::default(),
             value: Held::default(),
+            join: join.then(Box::default),
         }))
+    }
+
+    /// Opens an internal raw cursor on `store`, to read (`close_scan` closes it).
+    pub(super) fn open_scan(&mut self, conn: &Connection, store: &Arc<Table>) -> Result<CursorId> {
+        let config = CursorConfig { raw: true, cacheable: false, ..CursorConfig::default() };
+        self.open_inner(conn, store, config, &mut Vec::new())
+    }
+
+    /// Closes a cursor of [`open_scan`](Self::open_scan).
+    pub(super) fn close_scan(&mut self, id: CursorId) {
+        self.close_inner(id);
+        self.idle_check();
     }
 
     /// Opens an internal cursor on `store`.
@@ -277,19 +329,47 @@ impl Session {
         }
         sc.key.clear();
         sc.value.clear();
+        if let Some(join) = sc.join.as_deref_mut() {
+            join.restart();
+        }
         self.idle_check();
     }
 
-    /// `next` (`forward`) or `prev`.
-    pub fn schema_step(&mut self, sc: &mut SchemaCursor, forward: bool) -> Result<()> {
+    /// `next` (`forward`) or `prev`. Join cursors only go forward.
+    pub fn schema_step(&mut self, conn: &Connection, sc: &mut SchemaCursor, forward: bool) -> Result<()> {
+        if sc.target == Target::Join {
+            if !forward {
+                return Err(crate::stats::unsupported());
+            }
+            let out = self.join_next(conn, sc);
+            return self.after_read(sc, out);
+        }
         let out = if forward { self.next(sc.scan) } else { self.prev(sc.scan) };
         let out = out.and_then(|()| self.land(sc));
         self.after_read(sc, out)
     }
 
+    /// Lands a join cursor on the row of primary key `pk`; false when it no longer exists.
+    pub(super) fn land_row(&mut self, sc: &mut SchemaCursor, pk: &[u8]) -> Result<bool> {
+        let layout = Arc::clone(&sc.layout);
+        let kc = layout.columns.key_count();
+        let mut row = layout.columns.empty_row();
+        place(&mut row, 0..kc, unpack_values(layout.table.key_format(), pk)?);
+        if !self.fetch_groups(sc, pk, &mut row, 0)? {
+            return Ok(false);
+        }
+        sc.key.set_app(pk);
+        let format = &sc.value_format;
+        let projection = &sc.projection;
+        sc.value.set_app_with(|buf| pack_values(format, projection.iter().map(|&p| &row[p]), buf));
+        sc.value.check("requires value be set")?;
+        Ok(true)
+    }
+
     /// `search`: the exact key (tables), the first entry of the index key (indices).
     pub fn schema_search(&mut self, sc: &mut SchemaCursor) -> Result<()> {
         let out = match sc.target {
+            Target::Join => return Err(crate::stats::unsupported()),
             Target::Table => {
                 let key = sc.key_bytes()?.to_vec();
                 self.set_key_with(sc.scan, raw_fill(&key));
@@ -311,6 +391,7 @@ impl Session {
     /// `search_near`.
     pub fn schema_search_near(&mut self, sc: &mut SchemaCursor) -> Result<i32> {
         let out = match sc.target {
+            Target::Join => return Err(crate::stats::unsupported()),
             Target::Table => {
                 let key = sc.key_bytes()?.to_vec();
                 self.set_key_with(sc.scan, raw_fill(&key));
@@ -374,6 +455,7 @@ impl Session {
         let kc = layout.columns.key_count();
         let mut row;
         match sc.target {
+            Target::Join => unreachable!("join cursors land through land_row"),
             Target::Table => {
                 let scan = self.cursors.get(sc.scan);
                 let (key, value) = (scan.key_bytes()?, scan.value_bytes()?);
@@ -452,7 +534,7 @@ impl Session {
     /// A table write: every value store and index, in the running transaction or in one of
     /// its own.
     fn schema_write(&mut self, sc: &mut SchemaCursor, write: Write) -> Result<()> {
-        if matches!(sc.target, Target::Index(_)) || sc.config.readonly {
+        if sc.target != Target::Table || sc.config.readonly {
             return Err(crate::stats::unsupported());
         }
         let append = write == Write::Insert && sc.config.append && sc.table().is_recno();
