@@ -321,6 +321,83 @@ test_colgroups(WT_SESSION *s)
     CHECK_STR(ids, "");
 }
 
+/* Join cursors: rows meeting conditions on indices, combined with and / or, nested. */
+static void
+test_joins(WT_SESSION *s)
+{
+    WT_CURSOR *c, *join, *sub, *city, *city2, *age, *stats;
+    uint64_t id;
+    const char *name, *where;
+    uint32_t years;
+    char got[128];
+    int ret, n;
+
+    OK(s->create(s, "table:j", "key_format=r,value_format=SSI,columns=(id,name,city,age)"));
+    OK(s->create(s, "index:j:city", "columns=(city)"));
+    OK(s->create(s, "index:j:age", "columns=(age)"));
+    OK(s->open_cursor(s, "table:j", NULL, NULL, &c));
+    put(c, 1, "ann", "paris", 30);
+    put(c, 2, "bob", "oslo", 25);
+    put(c, 3, "cyd", "paris", 41);
+    put(c, 4, "dan", "lima", 52);
+    put(c, 5, "eve", "oslo", 60);
+    OK(c->close(c));
+
+    /* city = paris AND age > 35. */
+    OK(s->open_cursor(s, "join:table:j", NULL, NULL, &join));
+    OK(s->open_cursor(s, "index:j:city", NULL, NULL, &city));
+    OK(s->open_cursor(s, "index:j:age", NULL, NULL, &age));
+    city->set_key(city, "paris");
+    OK(city->search(city));
+    OK(s->join(s, join, city, "compare=eq,count=10"));
+    age->set_key(age, (uint32_t)35);
+    OK(s->join(s, join, age, "compare=gt,strategy=bloom,count=10"));
+    OK(join->next(join));
+    OK(join->get_key(join, &id));
+    OK(join->get_value(join, &name, &where, &years));
+    CHECK(id == 3 && years == 41);
+    CHECK_STR(name, "cyd");
+    CHECK_RC(join->next(join), WT_NOTFOUND);
+    CHECK_RC(join->prev(join), ENOTSUP);
+    OK(s->open_cursor(s, "statistics:join", join, NULL, &stats));
+    OK(stats->close(stats));
+    /* A join cursor with a condition cannot join another kind of cursor. */
+    CHECK_RC(s->join(s, join, join, NULL), EINVAL);
+    CHECK_RC(s->join(s, join, city, "compare=sideways"), EINVAL);
+    OK(join->close(join));
+
+    /* (city = paris OR city = oslo) AND age < 55, listed in the first condition's order. */
+    OK(s->open_cursor(s, "join:table:j(name)", NULL, NULL, &join));
+    OK(s->open_cursor(s, "join:table:j", NULL, NULL, &sub));
+    OK(s->open_cursor(s, "index:j:city", NULL, NULL, &city2));
+    city2->set_key(city2, "oslo");
+    OK(city2->search(city2));
+    OK(s->join(s, sub, city, "operation=or"));
+    OK(s->join(s, sub, city2, "operation=or"));
+    OK(s->join(s, join, sub, NULL));
+    age->set_key(age, (uint32_t)55);
+    OK(s->join(s, join, age, "compare=lt"));
+    got[0] = '\0';
+    n = 0;
+    while ((ret = join->next(join)) == 0) {
+        OK(join->get_value(join, &name));
+        n += snprintf(got + n, sizeof(got) - (size_t)n, "%s ", name);
+    }
+    CHECK_RC(ret, WT_NOTFOUND);
+    CHECK_STR(got, "ann cyd bob ");
+    /* A reset evaluates the conditions again. */
+    OK(join->reset(join));
+    OK(join->next(join));
+    OK(join->get_value(join, &name));
+    CHECK_STR(name, "ann");
+    OK(join->close(join));
+    OK(sub->close(sub));
+    OK(city->close(city));
+    OK(city2->close(city2));
+    OK(age->close(age));
+    CHECK_RC(s->open_cursor(s, "statistics:join", NULL, NULL, &stats), EINVAL);
+}
+
 /* Durable homes: indices and groups survive a clean close and a crash. */
 #define DURABLE "create,log=(enabled=true),transaction_sync=(enabled=true)"
 
@@ -407,11 +484,12 @@ main(void)
     WT_SESSION *s;
 
     ul_recorder_init(&rec);
-    ul_open(&rec, "create,in_memory=true", &conn, &s);
+    ul_open(&rec, "create,in_memory=true,statistics=(fast)", &conn, &s);
     test_bad_input(s);
     test_projections(s);
     test_indices(s);
     test_colgroups(s);
+    test_joins(s);
     OK(conn->close(conn, NULL));
     test_durable();
     printf("schema: %d checks, %d failures\n", ul_checks, ul_failures);
