@@ -53,6 +53,9 @@ pub struct SchemaCursor {
     groups: Vec<CursorId>,
     /// One internal cursor per index (table cursors that write).
     indices: Vec<CursorId>,
+    /// A second internal cursor on the first value store, with `overwrite` (that store's cursor
+    /// in `groups` has none: an insert tries a new key first and reads only when it exists).
+    upsert: Option<CursorId>,
     /// The key and value as they cross the API (packed in these formats).
     key_format: Format,
     value_format: Format,
@@ -126,7 +129,10 @@ impl SchemaCursor {
 
     /// The internal cursors, for closing them.
     fn inner(&self) -> impl Iterator<Item = CursorId> + '_ {
-        std::iter::once(self.scan).chain(self.groups.iter().copied()).chain(self.indices.iter().copied())
+        std::iter::once(self.scan)
+            .chain(self.groups.iter().copied())
+            .chain(self.indices.iter().copied())
+            .chain(self.upsert)
     }
 
     fn table(&self) -> &Arc<Table> {
@@ -243,21 +249,23 @@ impl Session {
             let scan = self.open_inner(conn, scan_store, inner, &mut opened)?;
             let mut groups = Vec::with_capacity(layout.groups.len());
             for (at, group) in layout.groups.iter().enumerate() {
-                // The first store decides duplicate keys and missing records (`overwrite`).
+                // The first store finds duplicate keys (see `upsert`).
                 let first = at == 0;
                 let append = first && cursor_config.append && target == Target::Table;
-                let overwrite = !first || cursor_config.overwrite;
+                let overwrite = !first;
                 groups.push(self.open_inner(conn, &group.table, CursorConfig { append, overwrite, ..inner }, &mut opened)?);
             }
             let mut indices = Vec::new();
+            let mut upsert = None;
             if target == Target::Table && !cursor_config.readonly {
                 for index in &layout.indices {
                     indices.push(self.open_inner(conn, &index.table, inner, &mut opened)?);
                 }
+                upsert = Some(self.open_inner(conn, &layout.groups[0].table, inner, &mut opened)?);
             }
-            Ok((scan, groups, indices))
+            Ok((scan, groups, indices, upsert))
         })();
-        let (scan, groups, indices) = match out {
+        let (scan, groups, indices, upsert) = match out {
             Ok(ids) => ids,
             Err(e) => {
                 for id in opened {
@@ -273,6 +281,7 @@ impl Session {
             scan,
             groups,
             indices,
+            upsert,
             key_format,
             value_format,
             key_format_c,
@@ -474,6 +483,19 @@ impl Session {
                 let key = key.to_vec();
                 self.fetch_groups(sc, &key, &mut row, 1)?;
             }
+            Target::Index(at) if sc.direct && !layout.indices[at].key_format.as_str().ends_with(['u', 'U']) => {
+                // The common case needs no row: the stored key is the index columns then the
+                // primary key, encoded as they are on their own, and the value is the stored one.
+                let entry = self.cursors.get(sc.scan).key_bytes()?;
+                let n = crate::pack::unpack(&layout.indices[at].key_format, entry, &mut Skip)?;
+                sc.key.set_app(&entry[..n]);
+                let pk = entry[n..].to_vec();
+                let id = sc.groups[0];
+                self.set_key_with(id, raw_fill(&pk));
+                self.search(id)?;
+                sc.value.set_app(self.cursors.get(id).value_bytes()?);
+                return Ok(());
+            }
             Target::Index(at) => {
                 let index = &layout.indices[at];
                 let entry = self.cursors.get(sc.scan).key_bytes()?;
@@ -572,48 +594,51 @@ impl Session {
     fn write_row(&mut self, sc: &mut SchemaCursor, write: Write, append: bool, row: &mut [Value]) -> Result<()> {
         let layout = Arc::clone(&sc.layout);
         let kc = layout.columns.key_count();
-        let old = if append || (layout.indices.is_empty() && layout.groups.len() == 1 && write != Write::Update) {
-            None
-        } else {
-            let pk = sc.key_bytes()?.to_vec();
-            let mut old = layout.columns.empty_row();
-            old[..kc].clone_from_slice(&row[..kc]);
-            self.fetch_groups(sc, &pk, &mut old, 0)?.then_some(old)
-        };
-        match write {
-            Write::Insert if !sc.config.overwrite && old.is_some() => return Err(Error::quiet(Kind::DuplicateKey)),
-            Write::Update if !sc.config.overwrite && old.is_none() && layout.groups.len() > 1 => {
-                return Err(Error::quiet(Kind::NotFound))
-            }
-            _ => {}
-        }
+        let first = sc.groups[0];
         let mut buf = Vec::new();
-        for (at, group) in layout.groups.iter().enumerate() {
+        let mut old = None;
+        match write {
+            Write::Insert => {
+                // A new key first, with no read before it: the common insert.
+                self.fill_store(sc, 0, first, row, &mut buf, append)?;
+                match self.insert(first) {
+                    Ok(()) if append => {
+                        let key = self.cursors.get(first).key_bytes()?.to_vec();
+                        place(row, 0..kc, unpack_values(layout.table.key_format(), &key)?);
+                        sc.key.set_app(&key);
+                    }
+                    Ok(()) => {}
+                    Err(e) if e.kind() == Kind::DuplicateKey && sc.config.overwrite => {
+                        old = self.fetch_row(sc, row)?;
+                        self.upsert_first(sc, row, &mut buf)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Write::Update => {
+                old = self.fetch_row(sc, row)?;
+                if old.is_none() && !sc.config.overwrite {
+                    return Err(Error::quiet(Kind::NotFound));
+                }
+                self.upsert_first(sc, row, &mut buf)?;
+            }
+            Write::Remove => {
+                old = self.fetch_row(sc, row)?;
+                self.set_key_with(first, raw_fill(sc.key_bytes()?));
+                self.remove(first)?;
+            }
+        }
+        for at in 1..layout.groups.len() {
             let id = sc.groups[at];
-            let first = at == 0;
             if write == Write::Remove {
                 self.set_key_with(id, raw_fill(sc.key_bytes()?));
                 match self.remove(id) {
-                    Err(e) if !first && e.kind() == Kind::NotFound => {}
+                    Err(e) if e.kind() == Kind::NotFound => {}
                     other => other?,
                 }
-                continue;
-            }
-            buf.clear();
-            pack_values(group.table.value_format(), group.columns.iter().map(|&p| &row[p]), &mut buf)?;
-            if !(append && first) {
-                self.set_key_with(id, raw_fill(sc.key_bytes()?));
-            }
-            self.set_value_with(id, raw_fill(&buf));
-            if write == Write::Update && first {
-                self.update(id)?;
             } else {
+                self.fill_store(sc, at, id, row, &mut buf, false)?;
                 self.insert(id)?;
-            }
-            if append && first {
-                let key = self.cursors.get(id).key_bytes()?.to_vec();
-                place(row, 0..kc, unpack_values(layout.table.key_format(), &key)?);
-                sc.key.set_app(&key);
             }
         }
         let (mut old_key, mut new_key) = (Vec::new(), Vec::new());
@@ -643,6 +668,41 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// Sets value store `at`'s internal cursor to `row`'s key (unless appending) and its
+    /// columns. The first store of a table without column groups takes the application's value
+    /// as it is, when that holds every value column.
+    fn fill_store(&mut self, sc: &SchemaCursor, at: usize, id: CursorId, row: &[Value], buf: &mut Vec<u8>, append: bool) -> Result<()> {
+        if !append {
+            self.set_key_with(id, raw_fill(sc.key_bytes()?));
+        }
+        if at == 0 && sc.direct {
+            self.set_value_with(id, raw_fill(sc.value_bytes()?));
+            return Ok(());
+        }
+        let group = &sc.layout.groups[at];
+        buf.clear();
+        pack_values(group.table.value_format(), group.columns.iter().map(|&p| &row[p]), buf)?;
+        self.set_value_with(id, raw_fill(buf));
+        Ok(())
+    }
+
+    /// Writes the first value store's record whether or not it exists.
+    fn upsert_first(&mut self, sc: &SchemaCursor, row: &[Value], buf: &mut Vec<u8>) -> Result<()> {
+        let Some(upsert) = sc.upsert else { unreachable!("table cursors that write have one") };
+        self.fill_store(sc, 0, upsert, row, buf, false)?;
+        self.insert(upsert)
+    }
+
+    /// The row of `row`'s key as stored (the key columns taken from `row`), None when there is
+    /// none.
+    fn fetch_row(&mut self, sc: &SchemaCursor, row: &[Value]) -> Result<Option<Vec<Value>>> {
+        let kc = sc.layout.columns.key_count();
+        let mut old = sc.layout.columns.empty_row();
+        old[..kc].clone_from_slice(&row[..kc]);
+        let pk = sc.key_bytes()?.to_vec();
+        Ok(self.fetch_groups(sc, &pk, &mut old, 0)?.then_some(old))
     }
 
     /// Fills the new index `name` of `table` from the table's rows, in one transaction.
@@ -697,4 +757,12 @@ fn place(row: &mut [Value], positions: impl Iterator<Item = usize>, values: Vec<
     for (p, v) in positions.zip(values) {
         row[p] = v;
     }
+}
+
+/// An unpack that only measures.
+struct Skip;
+
+impl<'a> crate::pack::ArgSink<'a> for Skip {
+    fn push(&mut self, _: crate::pack::Arg<'a>) {}
+    fn clear(&mut self) {}
 }
