@@ -398,6 +398,48 @@ test_joins(WT_SESSION *s)
     CHECK_RC(s->open_cursor(s, "statistics:join", NULL, NULL, &stats), EINVAL);
 }
 
+/* Rename takes the column groups and indices along. */
+static void
+test_rename(WT_SESSION *s)
+{
+    WT_CURSOR *c;
+    const char *name, *city;
+    uint32_t age;
+    char ids[64];
+
+    OK(s->create(s, "table:r1", "key_format=r,value_format=SSI,columns=(id,name,city,age),colgroups=(g1,g2)"));
+    OK(s->create(s, "colgroup:r1:g1", "columns=(name,age)"));
+    OK(s->create(s, "colgroup:r1:g2", "columns=(city)"));
+    OK(s->create(s, "index:r1:city", "columns=(city)"));
+    OK(s->create(s, "table:other", "key_format=S,value_format=S"));
+    OK(s->open_cursor(s, "table:r1", NULL, NULL, &c));
+    put(c, 1, "ann", "paris", 30);
+    put(c, 2, "bob", "oslo", 25);
+    CHECK_RC(s->rename(s, "table:r1", "table:r2", NULL), EBUSY);
+    OK(c->close(c));
+    CHECK_RC(s->rename(s, "table:r1", "table:other", NULL), EEXIST);
+    CHECK_RC(s->rename(s, "table:nosuch", "table:r2", NULL), ENOENT);
+    OK(s->rename(s, "table:r1", "table:r2", NULL));
+    CHECK_RC(s->open_cursor(s, "table:r1", NULL, NULL, &c), ENOENT);
+    CHECK_RC(s->open_cursor(s, "index:r1:city", NULL, NULL, &c), ENOENT);
+    index_ids(s, "index:r2:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "2,1");
+    OK(s->open_cursor(s, "table:r2", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)1);
+    OK(c->search(c));
+    OK(c->get_value(c, &name, &city, &age));
+    CHECK_STR(name, "ann");
+    CHECK_STR(city, "paris");
+    CHECK(age == 30);
+    /* The renamed table's index is still kept in step. */
+    put(c, 3, "cyd", "athens", 41);
+    OK(c->close(c));
+    index_ids(s, "index:r2:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "3,2,1");
+    OK(s->drop(s, "table:r2", NULL));
+    OK(s->drop(s, "table:other", NULL));
+}
+
 /* Durable homes: indices and groups survive a clean close and a crash. */
 #define DURABLE "create,log=(enabled=true),transaction_sync=(enabled=true)"
 
@@ -490,6 +532,7 @@ main(void)
     test_indices(s);
     test_colgroups(s);
     test_joins(s);
+    test_rename(s);
     OK(conn->close(conn, NULL));
     test_durable();
     printf("schema: %d checks, %d failures\n", ul_checks, ul_failures);

@@ -404,6 +404,17 @@ pub fn free_stale(s: &mut SessionHandle) {
     }
 }
 
+unsafe extern "C" fn rename(session: *mut WT_SESSION, uri: *const c_char, new_uri: *const c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated strings.
+    unsafe {
+        call(session, "WT_SESSION.rename", |s| {
+            let uri = c_str(uri)?.ok_or_else(|| Error::invalid("NULL object name"))?;
+            let new_uri = c_str(new_uri)?.ok_or_else(|| Error::invalid("NULL object name"))?;
+            s.core.rename(&s.conn().core, uri, new_uri, c_str(config)?)
+        })
+    }
+}
+
 unsafe extern "C" fn join(session: *mut WT_SESSION, a: *mut WT_CURSOR, b: *mut WT_CURSOR, config: *const c_char) -> c_int {
     // SAFETY: the application's live session, its cursors and a NUL-terminated string.
     unsafe { call(session, "WT_SESSION.join", |s| super::schema_cursor::join(s, a, b, c_str(config)?)) }
@@ -612,7 +623,6 @@ macro_rules! not_yet {
 }
 
 not_yet! {
-    rename(uri: *const c_char, newuri: *const c_char, config: *const c_char) => "WT_SESSION.rename";
     salvage(name: *const c_char, config: *const c_char) => "WT_SESSION.salvage";
     prepare_transaction(config: *const c_char) => "WT_SESSION.prepare_transaction";
     query_timestamp(hex: *mut c_char, config: *const c_char) => "WT_SESSION.query_timestamp";

@@ -150,9 +150,10 @@ impl Session {
             Uri::Table(name) => name,
             Uri::NotYet(uri) => return Err(Error::unsupported(format!("{uri}: not supported yet"))),
         };
-        if let Some(table) = conn.registry().get(name) {
-            // Its column groups and indices go first (refused while a cursor is open on it).
-            if table.in_use() {
+        if conn.registry().get(name).is_some() {
+            // Its column groups and indices go first (refused while a cursor is open on it or
+            // on one of them).
+            if super::schema_parts::table_busy(conn, name) {
                 return Err(Error::quiet(Kind::Busy));
             }
             self.drop_parts_of(conn, name)?;
