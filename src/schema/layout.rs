@@ -121,12 +121,44 @@ impl Layout {
         self.indices.iter().position(|i| i.name == name)
     }
 
-    /// The stored key of `row` in index `at`: its columns, then the table's key columns.
-    pub fn index_key(&self, at: usize, row: &[Value], out: &mut Vec<u8>) -> Result<()> {
+    /// The stored key of `row` in index `at`: its columns, then the table's key columns. `pk`
+    /// is the row's primary key as the table packs it: packed last, the key columns are encoded
+    /// as on their own, so it is appended as it is (and the index columns packed as a prefix).
+    pub fn index_key(&self, at: usize, row: &[Value], pk: &[u8], out: &mut Vec<u8>) -> Result<()> {
         let index = &self.indices[at];
-        let keys = 0..self.columns.key_count();
-        let values = index.columns.iter().copied().chain(keys).map(|p| &row[p]);
         out.clear();
-        super::columns::pack_values(index.table.key_format(), values, out)
+        let empty = Value::Bytes(Vec::new());
+        if index.key_format.as_str().ends_with(['u', 'U']) {
+            let values = index.columns.iter().map(|&p| &row[p]).chain(std::iter::once(&empty));
+            super::columns::pack_values(&index.prefix_format, values, out)?;
+        } else {
+            super::columns::pack_values(&index.key_format, index.columns.iter().map(|&p| &row[p]), out)?;
+        }
+        out.extend_from_slice(pk);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::pack::{pack, Arg, Format};
+
+    #[test]
+    fn a_key_packed_last_is_encoded_as_on_its_own() {
+        // What `Layout::index_key` relies on, for each kind of key column.
+        for (cols, key, args) in [
+            ("S", "S", [Arg::Bytes(b"ab"), Arg::Bytes(b"cd")]),
+            ("Q", "r", [Arg::Uint(7), Arg::Uint(300)]),
+            ("5s", "u", [Arg::Bytes(b"AU"), Arg::Bytes(b"xyz")]),
+            ("i", "q", [Arg::Int(-5), Arg::Int(-70000)]),
+        ] {
+            let mut whole = Vec::new();
+            pack(&Format::parse(&format!("{cols}{key}")).unwrap(), &args, &mut whole).unwrap();
+            let (mut head, mut tail) = (Vec::new(), Vec::new());
+            pack(&Format::parse(cols).unwrap(), &args[..1], &mut head).unwrap();
+            pack(&Format::parse(key).unwrap(), &args[1..], &mut tail).unwrap();
+            head.extend_from_slice(&tail);
+            assert_eq!(whole, head, "{cols}{key}");
+        }
     }
 }

@@ -642,16 +642,17 @@ impl Session {
             }
         }
         let (mut old_key, mut new_key) = (Vec::new(), Vec::new());
+        let pk = if layout.indices.is_empty() { Vec::new() } else { sc.key_bytes()?.to_vec() };
         for (at, index) in layout.indices.iter().enumerate() {
             let id = sc.indices[at];
             if index.immutable && old.is_some() && write != Write::Remove {
                 continue;
             }
             if let Some(old) = &old {
-                layout.index_key(at, old, &mut old_key)?;
+                layout.index_key(at, old, &pk, &mut old_key)?;
             }
             if write != Write::Remove {
-                layout.index_key(at, row, &mut new_key)?;
+                layout.index_key(at, row, &pk, &mut new_key)?;
             }
             let same = old.is_some() && write != Write::Remove && old_key == new_key;
             if old.is_some() && !same {
@@ -731,7 +732,7 @@ impl Session {
                 let mut row = layout.columns.empty_row();
                 place(&mut row, 0..kc, unpack_values(layout.table.key_format(), &pk)?);
                 self.fetch_groups(&sc, &pk, &mut row, 0)?;
-                layout.index_key(at, &row, &mut key)?;
+                layout.index_key(at, &row, &pk, &mut key)?;
                 let id = sc.indices[at];
                 self.set_key_with(id, raw_fill(&key));
                 self.set_value_with(id, raw_fill(&[]));
