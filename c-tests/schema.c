@@ -398,6 +398,49 @@ test_joins(WT_SESSION *s)
     CHECK_RC(s->open_cursor(s, "statistics:join", NULL, NULL, &stats), EINVAL);
 }
 
+/*
+ * A plain cursor parked in the session's cache (or kept as a spare by a closed session) before
+ * the table got an index is not reused afterwards: the cursor opened instead keeps the index.
+ */
+static void
+test_parked_cursors(WT_CONNECTION *conn)
+{
+    WT_SESSION *s, *t;
+    WT_CURSOR *c;
+    char ids[64];
+
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    OK(s->create(s, "table:pk", "key_format=r,value_format=S,columns=(id,v)"));
+    OK(s->open_cursor(s, "table:pk", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)1);
+    c->set_value(c, "b");
+    OK(c->insert(c));
+    OK(c->close(c)); /* parked */
+    OK(s->open_cursor(s, "table:pk", NULL, NULL, &c));
+    OK(c->close(c)); /* parked again, then kept as a spare when the session closes */
+    OK(s->close(s, NULL));
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    OK(conn->open_session(conn, NULL, NULL, &t));
+    OK(t->open_cursor(t, "table:pk", NULL, NULL, &c));
+    OK(c->close(c)); /* parked in t */
+    OK(s->create(s, "index:pk:v", "columns=(v)"));
+    OK(s->open_cursor(s, "table:pk", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)2);
+    c->set_value(c, "a");
+    OK(c->insert(c));
+    OK(c->close(c));
+    OK(t->open_cursor(t, "table:pk", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)3);
+    c->set_value(c, "c");
+    OK(c->insert(c));
+    OK(c->close(c));
+    index_ids(s, "index:pk:v(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "2,1,3");
+    OK(t->close(t, NULL));
+    OK(s->drop(s, "table:pk", NULL));
+    OK(s->close(s, NULL));
+}
+
 /* Rename takes the column groups and indices along. */
 static void
 test_rename(WT_SESSION *s)
@@ -533,6 +576,7 @@ main(void)
     test_colgroups(s);
     test_joins(s);
     test_rename(s);
+    test_parked_cursors(conn);
     OK(conn->close(conn, NULL));
     test_durable();
     printf("schema: %d checks, %d failures\n", ul_checks, ul_failures);
