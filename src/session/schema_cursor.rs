@@ -159,6 +159,11 @@ impl SchemaCursor {
         self.join.get_or_insert_with(Box::default)
     }
 
+    /// Whether keys and values cross the API as packed items.
+    pub(super) fn is_raw(&self) -> bool {
+        self.config.raw
+    }
+
     /// The index an index cursor reads.
     pub(super) fn index_target(&self) -> Option<usize> {
         match self.target {
@@ -427,7 +432,8 @@ impl Session {
         let Target::Index(at) = sc.target else { unreachable!("index cursors only") };
         let index = &sc.layout.indices[at];
         let key = sc.key_bytes()?;
-        let prefix = if index.key_format.as_str().ends_with(['u', 'U']) {
+        // A raw key is taken as the stored key's prefix as it is.
+        let prefix = if !sc.config.raw && index.key_format.as_str().ends_with(['u', 'U']) {
             // As the leading columns of the stored key, a last item carries its length.
             let mut values = unpack_values(&index.key_format, key)?;
             values.push(Value::Bytes(Vec::new()));
@@ -488,7 +494,8 @@ impl Session {
                 // primary key, encoded as they are on their own, and the value is the stored one.
                 let entry = self.cursors.get(sc.scan).key_bytes()?;
                 let n = crate::pack::unpack(&layout.indices[at].key_format, entry, &mut Skip)?;
-                sc.key.set_app(&entry[..n]);
+                // A raw index cursor's key is the whole stored key, as the reference's.
+                sc.key.set_app(if sc.config.raw { entry } else { &entry[..n] });
                 let pk = entry[n..].to_vec();
                 let id = sc.groups[0];
                 self.set_key_with(id, raw_fill(&pk));
@@ -502,9 +509,14 @@ impl Session {
                 let mut values = unpack_values(index.table.key_format(), entry)?;
                 let n = index.columns.len();
                 let pk_values = values.split_off(n);
-                let mut key = Vec::new();
-                pack_values(&index.key_format, values.iter(), &mut key)?;
-                sc.key.set_app(&key);
+                if sc.config.raw {
+                    // A raw index cursor's key is the whole stored key, as the reference's.
+                    sc.key.set_app(entry);
+                } else {
+                    let mut key = Vec::new();
+                    pack_values(&index.key_format, values.iter(), &mut key)?;
+                    sc.key.set_app(&key);
+                }
                 row = layout.columns.empty_row();
                 place(&mut row, index.columns.iter().copied(), values);
                 place(&mut row, 0..kc, pk_values);

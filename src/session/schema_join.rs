@@ -226,6 +226,10 @@ impl Session {
 
 /// An index cursor's key as the prefix of its stored keys (see `Session::index_seek`).
 fn index_prefix(sc: &SchemaCursor, at: usize, key: &[u8]) -> Result<Vec<u8>> {
+    if sc.is_raw() {
+        // A raw index cursor's key is (a prefix of) the stored key already.
+        return Ok(key.to_vec());
+    }
     let index = &sc.layout().indices[at];
     let mut values = unpack_values(&index.key_format, key)?;
     values.push(Value::Bytes(Vec::new()));
