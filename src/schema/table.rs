@@ -324,15 +324,19 @@ impl Table {
         if let Some(tree) = self.tree() {
             let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
             let (end, reusable) = tree.file().usage();
+            let written = tree.file().stats().bytes_written.load(Ordering::Relaxed);
             snapshot.extend([
+                (tree_stats::BLOCK_CHECKPOINT_SIZE, count(end.saturating_sub(reusable))),
                 (tree_stats::BLOCK_REUSE_BYTES, count(reusable)),
                 (tree_stats::BLOCK_SIZE, count(end)),
                 (tree_stats::CACHE_BYTES_INUSE, count(tree.cached_bytes() as u64)),
+                (tree_stats::CACHE_BYTES_WRITE, count(written)),
             ]);
             // A page that cannot be read leaves the figures out (verify reports it).
             if let Ok(shape) = tree.shape(walk) {
                 snapshot.push((tree_stats::BTREE_MAXIMUM_DEPTH, count(shape.depth)));
                 if walk {
+                    snapshot.push((tree_stats::BTREE_OVERFLOW, count(shape.overflow_items)));
                     snapshot.push((tree_stats::BTREE_ROW_INTERNAL, count(shape.internal_pages)));
                     snapshot.push((tree_stats::BTREE_ROW_LEAF, count(shape.leaf_pages)));
                 }
@@ -430,30 +434,39 @@ mod tests {
 
 /// Data-source figures of an on-disk table, computed when read (statistics:table:NAME).
 pub(crate) mod tree_stats {
+    /// "block-manager: checkpoint size": the file's bytes in use (its size less the reusable)
+    pub const BLOCK_CHECKPOINT_SIZE: i32 = 2019;
     /// "block-manager: file bytes available for reuse"
     pub const BLOCK_REUSE_BYTES: i32 = 2021;
     /// "block-manager: file size in bytes"
     pub const BLOCK_SIZE: i32 = 2024;
     /// "btree: maximum tree depth"
     pub const BTREE_MAXIMUM_DEPTH: i32 = 2046;
+    /// "btree: overflow pages": keys and values in overflow blocks (a tree walk counts them)
+    pub const BTREE_OVERFLOW: i32 = 2048;
     /// "btree: row-store internal pages"
     pub const BTREE_ROW_INTERNAL: i32 = 2050;
     /// "btree: row-store leaf pages"
     pub const BTREE_ROW_LEAF: i32 = 2051;
     /// "cache: bytes currently in the cache"
     pub const CACHE_BYTES_INUSE: i32 = 2052;
+    /// "cache: bytes written from cache": bytes the table's file was written
+    pub const CACHE_BYTES_WRITE: i32 = 2055;
 
     #[cfg(test)]
     #[test]
     fn ids_are_the_references() {
         use crate::stats::Family;
         for (id, text) in [
+            (BLOCK_CHECKPOINT_SIZE, "block-manager: checkpoint size"),
             (BLOCK_REUSE_BYTES, "block-manager: file bytes available for reuse"),
             (BLOCK_SIZE, "block-manager: file size in bytes"),
             (BTREE_MAXIMUM_DEPTH, "btree: maximum tree depth"),
+            (BTREE_OVERFLOW, "btree: overflow pages"),
             (BTREE_ROW_INTERNAL, "btree: row-store internal pages"),
             (BTREE_ROW_LEAF, "btree: row-store leaf pages"),
             (CACHE_BYTES_INUSE, "cache: bytes currently in the cache"),
+            (CACHE_BYTES_WRITE, "cache: bytes written from cache"),
         ] {
             assert_eq!(Family::DataSource.description(id), Some(text));
         }
