@@ -44,6 +44,7 @@ const C_TESTS: &[&str] = &[
     "session_churn",
     "timestamps",
     "timestamps_crash",
+    "schema",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -169,6 +170,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_session_churn => "session_churn",
     asan_ubsan_c_timestamps => "timestamps",
     asan_ubsan_c_timestamps_crash => "timestamps_crash",
+    asan_ubsan_c_schema => "schema",
 }
 
 sanitized_tests! { example:

@@ -33,6 +33,8 @@ pub struct Shape {
     pub leaf_pages: u64,
     /// Internal pages.
     pub internal_pages: u64,
+    /// Keys and values stored in overflow blocks of their own (read from every leaf).
+    pub overflow_items: u64,
 }
 
 impl Tree {
@@ -87,6 +89,13 @@ impl Tree {
             level = next;
         }
         shape.leaf_pages = level.len() as u64;
+        for addr in level {
+            let leaf = self.page(addr, &guard)?;
+            for i in 0..leaf.len() {
+                let stored = [leaf.key_cell(i), leaf.value_cell(i)];
+                shape.overflow_items += stored.into_iter().filter(|&cell| leaf.inline(cell).is_none()).count() as u64;
+            }
+        }
         Ok(shape)
     }
 }

@@ -89,6 +89,7 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         value_int: None,
         raw: false,
         stats: None,
+        schema: None,
     });
     init_iface(session, &mut handle);
     let raw = Box::into_raw(handle);
@@ -138,7 +139,8 @@ pub fn renew_handle(session: &mut SessionHandle, id: CursorId) -> *mut WT_CURSOR
 
 /// Frees the handle of a cursor the core has closed.
 pub fn free_handle(session: &mut SessionHandle, id: CursorId) {
-    let raw = std::mem::replace(&mut session.cursors[id.0], std::ptr::null_mut());
+    let Some(slot) = session.cursors.get_mut(id.0) else { return };
+    let raw = std::mem::replace(slot, std::ptr::null_mut());
     if !raw.is_null() {
         // SAFETY: made by `Box::into_raw` in `new_handle`, and removed from the table above.
         drop(unsafe { Box::from_raw(raw) });

@@ -40,6 +40,8 @@ pub struct SessionHandle {
     pub cursors: Vec<*mut CursorHandle>,
     /// Open `statistics:` cursor handles (not in the core's cursor set).
     pub stats_cursors: Vec<*mut CursorHandle>,
+    /// Open schema cursor handles (their internal cursors are in the core's cursor set).
+    pub schema_cursors: Vec<*mut CursorHandle>,
     /// Text for `WT_SESSION::strerror` of codes without a static text.
     pub strerror_buf: CString,
     /// Reused buffer for packing keys and values.
@@ -73,6 +75,9 @@ pub struct CursorHandle {
     pub raw: bool,
     /// A `statistics:` cursor's state (its `id` then names no session cursor).
     pub stats: Option<Box<crate::session::StatsCursor>>,
+    /// A schema cursor's state (`index:`, projections, tables with column groups or indices;
+    /// its `id` then names no session cursor either).
+    pub schema: Option<Box<crate::session::SchemaCursor>>,
     /// The URI exactly as the application passed it (`WT_CURSOR::uri`).
     pub uri: CString,
     /// Closed by the application (parked in the session's cache; `diagnostic` checks).

@@ -20,6 +20,7 @@ mod pack_stream;
 mod session;
 mod shim;
 mod standalone;
+mod schema_cursor;
 mod stats_cursor;
 
 pub use global::{wiredtiger_open, wiredtiger_strerror, wiredtiger_version};

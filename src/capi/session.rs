@@ -67,6 +67,7 @@ pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Re
             events,
             cursors: Vec::new(),
             stats_cursors: Vec::new(),
+            schema_cursors: Vec::new(),
             strerror_buf: CString::default(),
             scratch: Vec::new(),
             #[cfg(feature = "diagnostic")]
@@ -107,6 +108,14 @@ pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Re
 pub unsafe fn close(raw: *mut SessionHandle) {
     // SAFETY: per the contract.
     let s = unsafe { &mut *raw };
+    for cursor in std::mem::take(&mut s.schema_cursors) {
+        let events = s.events;
+        // SAFETY: a live schema cursor handle of this session.
+        events.closed(s.as_ptr(), unsafe { &mut (*cursor).iface });
+        // SAFETY: as above; freed here and nowhere else once taken from the list (its internal
+        // cursors close with it, before the session's own cursors are walked).
+        unsafe { super::schema_cursor::free(s, cursor) };
+    }
     if s.core.has_open_cursors() {
         for id in s.core.cursor_ids() {
             let cursor = s.cursor_handle(id);
@@ -283,7 +292,13 @@ unsafe extern "C" fn open_cursor_slow(
             let config = c_str(config)?;
             let uri = c_str(uri)?;
             if let Some(uri) = uri.filter(|u| u.starts_with("statistics:")) {
-                if !to_dup.is_null() {
+                // `statistics:join` takes the join cursor as `to_dup`, and only that.
+                let join_stats = uri == "statistics:join";
+                let is_join = !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).schema.as_deref().is_some_and(|c| c.is_join());
+                if join_stats != is_join {
+                    return Err(Error::invalid("statistics:join requires a join cursor"));
+                }
+                if !to_dup.is_null() && !join_stats {
                     return Err(Error::invalid(
                         "should be passed either a URI or a cursor to duplicate, but not both",
                     ));
@@ -294,6 +309,15 @@ unsafe extern "C" fn open_cursor_slow(
             }
             if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).stats.is_some() {
                 return Err(Error::unsupported("unsupported object operation: statistics:"));
+            }
+            if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).schema.is_some() {
+                return Err(Error::unsupported("duplicating index, projection and column-group table cursors is not supported yet"));
+            }
+            if let (Some(uri), true) = (uri, to_dup.is_null()) {
+                if let Some(cursor) = s.core.open_schema_cursor(&s.conn().core, uri, config)? {
+                    *cursorp = super::schema_cursor::new_handle(s, cursor, CString::new(uri).expect("came from a C string"));
+                    return Ok(());
+                }
             }
             let opened = match (uri, to_dup.is_null()) {
                 (Some(uri), true) => s.core.open_cursor(&s.conn().core, uri, config),
@@ -379,6 +403,22 @@ pub fn free_stale(s: &mut SessionHandle) {
             free_handle(s, id);
         }
     }
+}
+
+unsafe extern "C" fn rename(session: *mut WT_SESSION, uri: *const c_char, new_uri: *const c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated strings.
+    unsafe {
+        call(session, "WT_SESSION.rename", |s| {
+            let uri = c_str(uri)?.ok_or_else(|| Error::invalid("NULL object name"))?;
+            let new_uri = c_str(new_uri)?.ok_or_else(|| Error::invalid("NULL object name"))?;
+            s.core.rename(&s.conn().core, uri, new_uri, c_str(config)?)
+        })
+    }
+}
+
+unsafe extern "C" fn join(session: *mut WT_SESSION, a: *mut WT_CURSOR, b: *mut WT_CURSOR, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session, its cursors and a NUL-terminated string.
+    unsafe { call(session, "WT_SESSION.join", |s| super::schema_cursor::join(s, a, b, c_str(config)?)) }
 }
 
 unsafe extern "C" fn create(session: *mut WT_SESSION, name: *const c_char, config: *const c_char) -> c_int {
@@ -603,8 +643,6 @@ macro_rules! not_yet {
 }
 
 not_yet! {
-    join(a: *mut WT_CURSOR, b: *mut WT_CURSOR, config: *const c_char) => "WT_SESSION.join";
-    rename(uri: *const c_char, newuri: *const c_char, config: *const c_char) => "WT_SESSION.rename";
     salvage(name: *const c_char, config: *const c_char) => "WT_SESSION.salvage";
 }
 

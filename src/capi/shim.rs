@@ -179,6 +179,15 @@ unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
         };
         // SAFETY: the shim passes the application's cursor handle; no other reference to it
         // is alive.
+        if let Some(schema) = unsafe { (*cursor.cast::<CursorHandle>()).schema.as_deref_mut() } {
+            if key {
+                schema.set_key_with(pack);
+            } else {
+                schema.set_value_with(pack);
+            }
+            return;
+        }
+        // SAFETY: as above.
         if let Some(stats) = unsafe { (*cursor.cast::<CursorHandle>()).stats.as_deref_mut() } {
             // A statistics cursor has a key only; `set_value` has nothing to set.
             if key {
@@ -209,10 +218,13 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
         // entry: `get_int_quick`.)
         let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return code::EINVAL };
         // SAFETY: the shim passes the application's cursor handle; only read here.
-        let (bytes, fmt) = match unsafe { (*cursor.cast::<CursorHandle>()).stats.as_deref() } {
-            Some(stats) if key => (stats.view().key_bytes(), stats.view().api_key_format()),
-            Some(stats) => (stats.view().value_bytes(), stats.view().api_value_format()),
-            None => {
+        let handle = unsafe { &*cursor.cast::<CursorHandle>() };
+        let (bytes, fmt) = match (handle.stats.as_deref(), handle.schema.as_deref()) {
+            (Some(stats), _) if key => (stats.view().key_bytes(), stats.view().api_key_format()),
+            (Some(stats), _) => (stats.view().value_bytes(), stats.view().api_value_format()),
+            (_, Some(schema)) if key => (schema.key_bytes(), schema.api_key_format()),
+            (_, Some(schema)) => (schema.value_bytes(), schema.api_value_format()),
+            (None, None) => {
                 let cursor = session.core.cursor(id);
                 if key {
                     (cursor.key_bytes(), cursor.api_key_format())

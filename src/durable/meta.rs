@@ -21,8 +21,8 @@ use super::frame::{corrupt, write_frame, FrameReader, Next, Put, Take};
 pub const META_MAGIC: u64 = u64::from_le_bytes(*b"ULmeta\0\0");
 /// The layout version of `unlatched.meta` written. Each kind of file has its own: see
 /// `checkpoint::CKPT_VERSION` and `journal::LOG_VERSION`. Version 1 (read too) has no page
-/// sizes: its tables get the defaults.
-pub const META_VERSION: u32 = 2;
+/// sizes: its tables get the defaults; version 2 (read too) has no schema settings.
+pub const META_VERSION: u32 = 3;
 
 /// The table list.
 #[derive(Debug, Default)]
@@ -62,6 +62,7 @@ impl Meta {
                 p.str(c);
             }
             p.str(&t.app_metadata);
+            p.str(&t.schema);
             p.u32(t.pages.leaf_page_max as u32).u32(t.pages.internal_page_max as u32);
         }
         let mut out = Vec::new();
@@ -93,6 +94,8 @@ impl Meta {
             let value_format = t.str()?.to_string();
             let columns = (0..t.u32()?).map(|_| t.str().map(str::to_string)).collect::<Result<_>>()?;
             let app_metadata = t.str()?.to_string();
+            // Version 3 added the schema settings (column groups, index options).
+            let schema = if version >= 3 { t.str()?.to_string() } else { String::new() };
             let pages = if version >= 2 {
                 let (leaf, internal) = (t.u32()? as usize, t.u32()? as usize);
                 // The sizes create accepts: anything else is damage.
@@ -103,7 +106,7 @@ impl Meta {
             } else {
                 Limits::default()
             };
-            tables.push(TableSpec { id, name, key_format, value_format, columns, app_metadata, pages });
+            tables.push(TableSpec { id, name, key_format, value_format, columns, schema, app_metadata, pages });
         }
         if !t.is_empty() {
             return Err(corrupt(file, "unexpected bytes after the table list"));
@@ -139,6 +142,7 @@ mod tests {
             key_format: "S".into(),
             value_format: "Su".into(),
             columns: vec!["k".into(), "a".into(), "b".into()],
+            schema: "colgroups=(a)".into(),
             app_metadata: "x=1".into(),
             pages: Limits { leaf_page_max: 16384, internal_page_max: 2048 },
         }

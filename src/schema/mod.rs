@@ -1,5 +1,8 @@
-//! Schema: tables, their formats, and the connection-wide registry that finds them by URI.
+//! Schema: tables, their formats, and the connection-wide registry that finds them by URI;
+//! named columns, column groups and indices (`columns`, `layout`).
 
+pub mod columns;
+pub mod layout;
 mod registry;
 mod table;
 

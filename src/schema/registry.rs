@@ -61,6 +61,10 @@ impl Registry {
     /// [`create`](Self::create) does.
     pub fn insert(&self, table: Table, exclusive: bool) -> Result<()> {
         let name = table.name().to_string();
+        if let Some(parent) = super::layout::parent_table(&name).and_then(|t| self.get(t)) {
+            // A column group or index: the table's cursors keep it in step from now on.
+            parent.set_managed();
+        }
         let table = Arc::new(table);
         // Owned before it is published, so the hash index never holds its last reference.
         self.own(Arc::clone(&table));

@@ -2,7 +2,7 @@
 //! `drop` see open cursors without any cursor writing a shared counter.
 
 use std::ffi::CString;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
@@ -20,6 +20,10 @@ use crate::sync::{fence, AtomicBool, AtomicI64, AtomicU32};
 /// A forced merge waits for the index to grow at least this much since the last one.
 const MIN_GROWTH: u64 = 1 << 20;
 
+/// [`Table`] state bits.
+const DROPPED: u8 = 1;
+const MANAGED: u8 = 2;
+
 /// What `WT_SESSION::create` decided about a new table.
 #[derive(Clone, Debug)]
 pub struct TableSpec {
@@ -32,8 +36,13 @@ pub struct TableSpec {
     pub key_format: String,
     /// Value format, verbatim.
     pub value_format: String,
-    /// Column names (kept; projections come later).
+    /// Column names: the table's key then value columns; for a column group or an index
+    /// (`colgroup:T:NAME`, `index:T:NAME`, stored as tables of those names), the table's
+    /// columns it holds.
     pub columns: Vec<String>,
+    /// Schema settings that are not formats (`colgroups=(...)` of a table, `immutable` and
+    /// `extractor` of an index), as configuration text; empty for most tables.
+    pub schema: String,
     /// Opaque application metadata.
     pub app_metadata: String,
     /// Page sizes of the table's tree (`leaf_page_max`, `internal_page_max`).
@@ -61,8 +70,11 @@ pub struct Table {
     merged_at: AtomicI64,
     /// Held while an in-memory table's index is measured ([`Table::measure`]).
     measuring: Mutex<()>,
-    /// Set while a `drop` checks for open cursors, and for good once it succeeds.
-    dropped: AtomicBool,
+    /// [`DROPPED`] while a `drop` checks for open cursors, and for good once it succeeds;
+    /// [`MANAGED`] once the table has column groups or indices: its plain cursors parked in
+    /// cursor caches are then stale (the quick reuse path tests the whole byte, so managed
+    /// tables cost it nothing).
+    state: AtomicU8,
     /// One record per session that has used the table; the sessions write only their own.
     users: Mutex<Vec<Arc<TableUse>>>,
     /// Statistics of the use records of sessions that have closed.
@@ -128,7 +140,7 @@ impl Table {
             timestamped: AtomicBool::new(false),
             merged_at: AtomicI64::new(0),
             measuring: Mutex::new(()),
-            dropped: AtomicBool::new(false),
+            state: AtomicU8::new(0),
             users: Mutex::new(Vec::new()),
             retired: Mutex::new([0; DSRC_STATS]),
             baseline: Mutex::new([0; DSRC_STATS]),
@@ -273,7 +285,27 @@ impl Table {
 
     /// Whether the table has been dropped.
     pub fn is_dropped(&self) -> bool {
-        self.dropped.load(Ordering::Acquire)
+        self.state.load(Ordering::Acquire) & DROPPED != 0
+    }
+
+    /// Whether the table has column groups or indices: its cursors are schema cursors, which
+    /// keep them in step (`session::schema_cursor`).
+    pub fn is_managed(&self) -> bool {
+        self.state.load(Ordering::Acquire) & MANAGED != 0
+    }
+
+    /// Marks the table managed (a column group or index was created on it), for good.
+    pub fn set_managed(&self) {
+        self.state.fetch_or(MANAGED, Ordering::SeqCst);
+    }
+
+    /// [`acquire`](Self::acquire) for a parked plain cursor taken back from a cache: also
+    /// refused (`ENOENT`, and the cursor is freed as stale) once the table is managed.
+    pub fn acquire_plain(&self, record: &TableUse) -> Result<()> {
+        if self.is_managed() {
+            return Err(Error::quiet(Kind::NoEntry));
+        }
+        self.acquire(record)
     }
 
     /// Registers a session's use record; called once per session and table, off the hot path.
@@ -310,15 +342,19 @@ impl Table {
         if let Some(tree) = self.tree() {
             let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
             let (end, reusable) = tree.file().usage();
+            let written = tree.file().stats().bytes_written.load(Ordering::Relaxed);
             snapshot.extend([
+                (tree_stats::BLOCK_CHECKPOINT_SIZE, count(end.saturating_sub(reusable))),
                 (tree_stats::BLOCK_REUSE_BYTES, count(reusable)),
                 (tree_stats::BLOCK_SIZE, count(end)),
                 (tree_stats::CACHE_BYTES_INUSE, count(tree.cached_bytes() as u64)),
+                (tree_stats::CACHE_BYTES_WRITE, count(written)),
             ]);
             // A page that cannot be read leaves the figures out (verify reports it).
             if let Ok(shape) = tree.shape(walk) {
                 snapshot.push((tree_stats::BTREE_MAXIMUM_DEPTH, count(shape.depth)));
                 if walk {
+                    snapshot.push((tree_stats::BTREE_OVERFLOW, count(shape.overflow_items)));
                     snapshot.push((tree_stats::BTREE_ROW_INTERNAL, count(shape.internal_pages)));
                     snapshot.push((tree_stats::BTREE_ROW_LEAF, count(shape.leaf_pages)));
                 }
@@ -334,20 +370,20 @@ impl Table {
     pub fn acquire(&self, record: &TableUse) -> Result<()> {
         record.add(1);
         fence(Ordering::SeqCst);
-        if self.dropped.load(Ordering::Relaxed) {
+        if self.state.load(Ordering::Relaxed) & DROPPED != 0 {
             record.add(-1);
             return Err(Error::quiet(Kind::NoEntry));
         }
         Ok(())
     }
 
-    /// [`acquire`](Self::acquire) as a yes/no, with nothing to drop: for paths that call
-    /// nothing. False (nothing counted) once the table is dropped.
+    /// [`acquire_plain`](Self::acquire_plain) as a yes/no, with nothing to drop: for paths
+    /// that call nothing. False (nothing counted) once the table is dropped or managed.
     #[inline(always)]
     pub fn acquire_quick(&self, record: &TableUse) -> bool {
         record.add(1);
         fence(Ordering::SeqCst);
-        if self.dropped.load(Ordering::Relaxed) {
+        if self.state.load(Ordering::Relaxed) != 0 {
             record.add(-1);
             return false;
         }
@@ -368,12 +404,12 @@ impl Table {
     /// Marks the table dropped unless some session has a cursor open on it (`EBUSY`).
     pub fn begin_drop(&self) -> Result<()> {
         let users = self.users.lock();
-        if self.dropped.swap(true, Ordering::SeqCst) {
+        if self.state.fetch_or(DROPPED, Ordering::SeqCst) & DROPPED != 0 {
             return Err(Error::quiet(Kind::NoEntry));
         }
         fence(Ordering::SeqCst);
         if users.iter().any(|u| u.open_cursors() != 0) {
-            self.dropped.store(false, Ordering::SeqCst);
+            self.state.fetch_and(!DROPPED, Ordering::SeqCst);
             return Err(Error::quiet(Kind::Busy));
         }
         Ok(())
@@ -391,6 +427,7 @@ mod tests {
             key_format: "S".into(),
             value_format: "S".into(),
             columns: Vec::new(),
+            schema: String::new(),
             app_metadata: String::new(),
             pages: Limits::default(),
         })
@@ -415,30 +452,39 @@ mod tests {
 
 /// Data-source figures of an on-disk table, computed when read (statistics:table:NAME).
 pub(crate) mod tree_stats {
+    /// "block-manager: checkpoint size": the file's bytes in use (its size less the reusable)
+    pub const BLOCK_CHECKPOINT_SIZE: i32 = 2019;
     /// "block-manager: file bytes available for reuse"
     pub const BLOCK_REUSE_BYTES: i32 = 2021;
     /// "block-manager: file size in bytes"
     pub const BLOCK_SIZE: i32 = 2024;
     /// "btree: maximum tree depth"
     pub const BTREE_MAXIMUM_DEPTH: i32 = 2046;
+    /// "btree: overflow pages": keys and values in overflow blocks (a tree walk counts them)
+    pub const BTREE_OVERFLOW: i32 = 2048;
     /// "btree: row-store internal pages"
     pub const BTREE_ROW_INTERNAL: i32 = 2050;
     /// "btree: row-store leaf pages"
     pub const BTREE_ROW_LEAF: i32 = 2051;
     /// "cache: bytes currently in the cache"
     pub const CACHE_BYTES_INUSE: i32 = 2052;
+    /// "cache: bytes written from cache": bytes the table's file was written
+    pub const CACHE_BYTES_WRITE: i32 = 2055;
 
     #[cfg(test)]
     #[test]
     fn ids_are_the_references() {
         use crate::stats::Family;
         for (id, text) in [
+            (BLOCK_CHECKPOINT_SIZE, "block-manager: checkpoint size"),
             (BLOCK_REUSE_BYTES, "block-manager: file bytes available for reuse"),
             (BLOCK_SIZE, "block-manager: file size in bytes"),
             (BTREE_MAXIMUM_DEPTH, "btree: maximum tree depth"),
+            (BTREE_OVERFLOW, "btree: overflow pages"),
             (BTREE_ROW_INTERNAL, "btree: row-store internal pages"),
             (BTREE_ROW_LEAF, "btree: row-store leaf pages"),
             (CACHE_BYTES_INUSE, "cache: bytes currently in the cache"),
+            (CACHE_BYTES_WRITE, "cache: bytes written from cache"),
         ] {
             assert_eq!(Family::DataSource.description(id), Some(text));
         }

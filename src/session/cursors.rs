@@ -858,7 +858,8 @@ impl Session {
         }
         loop {
             let (id, cursor) = self.cursors.unpark(uri)?;
-            if cursor.table().acquire(cursor.table_use()).is_ok() {
+            // A table that got column groups or indices since has schema cursors only.
+            if cursor.table().acquire_plain(cursor.table_use()).is_ok() {
                 cursor.reopen(config);
                 cursor.table_use().stats.add(DsrcStat::Reuses, 1);
                 self.txn.stats_slot().add(ConnStat::Reuses, 1);
@@ -921,7 +922,7 @@ impl Session {
         let id = self.cursors.take_spare(uri)?;
         let cursor = self.cursors.get(id);
         let table_use = cursor.table_use();
-        if cursor.table().acquire(table_use).is_err() {
+        if cursor.table().acquire_plain(table_use).is_err() {
             self.cursors.remove(id);
             self.freed.push(id);
             return None;

@@ -7,13 +7,17 @@ mod cursors;
 mod pinned;
 #[cfg(test)]
 mod reuse_tests;
+mod schema_cursor;
+mod schema_join;
 mod schema_ops;
+mod schema_parts;
 mod statistics;
 mod truncate;
 pub mod txn;
 mod uri;
 
 pub use cursors::{Closed, CursorId, Entry, QuickClose, QuickOpen};
+pub use schema_cursor::SchemaCursor;
 pub use schema_ops::Opened;
 pub use statistics::StatsCursor;
 pub use truncate::Truncate;

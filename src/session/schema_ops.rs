@@ -33,6 +33,9 @@ impl Session {
     fn create_table(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::SessionCreate, config, Some(&crate::schema::check_format))?;
         super::uri::check_name(uri)?;
+        if uri.starts_with("colgroup:") || uri.starts_with("index:") {
+            return self.create_part(conn, uri, &cfg);
+        }
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
             Uri::NotYet(uri) => return Err(Error::unsupported(format!("{uri}: not supported yet"))),
@@ -41,9 +44,8 @@ impl Session {
         if kind != "file" {
             return Err(Error::unsupported(format!("unknown object type \"{kind}\"")));
         }
-        if !cfg.list("colgroups").is_empty() {
-            return Err(Error::unsupported("column groups are not supported yet"));
-        }
+        let groups = cfg.list("colgroups");
+        let schema = if groups.is_empty() { String::new() } else { format!("colgroups={}", groups.join(",")) };
         for key in ["block_compressor", "collator", "extractor", "encryption.name"] {
             let value = cfg.str(key);
             if !value.is_empty() && value != "none" {
@@ -56,6 +58,7 @@ impl Session {
             key_format: cfg.str("key_format").to_string(),
             value_format: cfg.str("value_format").to_string(),
             columns: cfg.list("columns").into_iter().map(str::to_string).collect(),
+            schema,
             app_metadata: cfg.str("app_metadata").to_string(),
             pages: Limits {
                 leaf_page_max: cfg.int("leaf_page_max") as usize,
@@ -78,7 +81,7 @@ impl Session {
     /// write (of its metadata): the session's engine-owned values become copies and its read
     /// snapshot ends, as after any such write (traces/README.md §5.3, §5.6; difftest seeds 5
     /// and 102, c-tests/traces/difftest_regressions.trace).
-    fn schema_written(&mut self) {
+    pub(super) fn schema_written(&mut self) {
         if !self.txn.is_running() {
             self.copy_epoch += 1;
             self.txn.end_read_snapshot();
@@ -143,10 +146,21 @@ impl Session {
     fn drop_table(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<()> {
         let cfg = config::validate(Method::SessionDrop, config, None)?;
         super::uri::check_name(uri)?;
+        if uri.starts_with("colgroup:") || uri.starts_with("index:") {
+            return self.drop_part(conn, uri, cfg.bool("force"));
+        }
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
             Uri::NotYet(uri) => return Err(Error::unsupported(format!("{uri}: not supported yet"))),
         };
+        if conn.registry().get(name).is_some() {
+            // Its column groups and indices go first (refused while a cursor is open on it or
+            // on one of them).
+            if super::schema_parts::table_busy(conn, name) {
+                return Err(Error::quiet(Kind::Busy));
+            }
+            self.drop_parts_of(conn, name)?;
+        }
         match conn.drop_table(name) {
             Err(e) if e.kind() == Kind::NoEntry && cfg.bool("force") => Ok(()),
             other => {

@@ -21,6 +21,9 @@ enum Source {
     Connection,
     Table(Arc<Table>),
     Session,
+    /// `statistics:join` of a join cursor: the reference's per-condition join statistics are
+    /// not counted yet, so the cursor has no entries.
+    Join,
 }
 
 /// A `statistics:` cursor.
@@ -64,6 +67,7 @@ impl StatsCursor {
             Source::Connection => Source::Connection,
             Source::Table(t) => Source::Table(Arc::clone(t)),
             Source::Session => Source::Session,
+            Source::Join => Source::Join,
         };
         let (clear, walk) = (self.clear, self.walk);
         move || snapshot(conn, &source, clear, walk)
@@ -91,6 +95,7 @@ fn snapshot(conn: &Connection, source: &Source, clear: bool, walk: bool) -> Resu
         Source::Connection => conn.statistics_snapshot(clear),
         Source::Table(table) => table.statistics_snapshot(clear, walk),
         Source::Session => SESSION_ZEROS.iter().map(|&id| (id, 0)).collect(),
+        Source::Join => Vec::new(),
     })
 }
 
@@ -104,6 +109,7 @@ impl Session {
         let (family, source) = match what {
             "" => (Family::Connection, Source::Connection),
             "session" => (Family::Session, Source::Session),
+            "join" => (Family::DataSource, Source::Join),
             _ => match what.strip_prefix("table:") {
                 Some(name) => {
                     let table = conn.registry().get(name).ok_or(Error::quiet(Kind::NoEntry))?;

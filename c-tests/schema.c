@@ -1,0 +1,584 @@
+/*
+ * The schema layer: named columns, projections (table:T(cols)), indices (index:T:I, kept in
+ * step with the table inside its transactions, read through index cursors and their
+ * projections), column groups (colgroup:T:NAME), drop of a table with its indices and groups,
+ * and their survival across a clean close and a crash (the process killed without closing).
+ * Bad input gets the reference's error codes and messages (probed against WiredTiger 11.3.1).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static ul_recorder rec;
+
+/* A people table: key id (r), value (name S, city S, age I); indices by city and by age. */
+static void
+make_people(WT_SESSION *s)
+{
+    OK(s->create(s, "table:people", "key_format=r,value_format=SSI,columns=(id,name,city,age)"));
+    OK(s->create(s, "index:people:city", "columns=(city)"));
+    OK(s->create(s, "index:people:age", "columns=(age,name)"));
+}
+
+static void
+put(WT_CURSOR *c, uint64_t id, const char *name, const char *city, uint32_t age)
+{
+    c->set_key(c, id);
+    c->set_value(c, name, city, age);
+    OK(c->insert(c));
+}
+
+/* The ids of the index `uri`'s entries, in index order, as a string ("3,1,2"). */
+static void
+index_ids(WT_SESSION *s, const char *uri, char *out, size_t len)
+{
+    WT_CURSOR *c;
+    uint64_t id;
+    int ret;
+    char *at = out;
+    size_t room = len;
+
+    out[0] = '\0';
+    OK(s->open_cursor(s, uri, NULL, NULL, &c));
+    while ((ret = c->next(c)) == 0) {
+        int n;
+        OK(c->get_value(c, &id));
+        n = snprintf(at, room, "%s%" PRIu64, at == out ? "" : ",", id);
+        at += n;
+        room -= (size_t)n;
+    }
+    CHECK_RC(ret, WT_NOTFOUND);
+    OK(c->close(c));
+}
+
+static void
+test_bad_input(WT_SESSION *s)
+{
+    WT_CURSOR *c, *open;
+
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:bad", "key_format=S,value_format=SI,columns=(k,a)"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Number of columns in '(k,a)' does not match key format 'S' plus value format 'SI'");
+    OK(s->create(s, "table:t", "key_format=S,value_format=SI,columns=(k,a,b)"));
+    CHECK_RC(s->open_cursor(s, "table:t(nosuch)", NULL, NULL, &c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Column 'nosuch' not found");
+    CHECK_RC(s->create(s, "index:missing:i", "columns=(a)"), ENOENT);
+    CHECK_MSG(&rec, ENOENT, "Can't create an index for table: missing");
+    CHECK_RC(s->create(s, "index:t:i", "columns=(nosuch)"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Column 'nosuch' not found");
+    CHECK_RC(s->create(s, "index:t:i", "key_format=S,extractor=nosuch"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown extractor 'nosuch'");
+    CHECK_RC(s->create(s, "index:t:i", NULL), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "index:t:i: requires 'columns' configuration");
+    CHECK_RC(s->create(s, "colgroup:t:g", "columns=(a)"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Column group 'g' not found in table 't'");
+    OK(s->create(s, "table:nocols", "key_format=S,value_format=S"));
+    CHECK_RC(s->create(s, "index:nocols:i", "columns=(a)"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "index:nocols:i requires a table with named columns");
+    /* An index cannot be added while a cursor is open on the table. */
+    OK(s->open_cursor(s, "table:t", NULL, NULL, &open));
+    CHECK_RC(s->create(s, "index:t:i", "columns=(a)"), EBUSY);
+    CHECK_MSG(&rec, EBUSY, "Can't create an index for table: t");
+    OK(open->close(open));
+    OK(s->create(s, "index:t:i", "columns=(a)"));
+    CHECK_RC(s->open_cursor(s, "index:t:nosuch", NULL, NULL, &c), ENOENT);
+    CHECK_RC(s->open_cursor(s, "index:t:i(nosuch)", NULL, NULL, &c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Column 'nosuch' not found");
+    /* Index cursors are read-only. */
+    OK(s->open_cursor(s, "index:t:i", NULL, NULL, &c));
+    CHECK_STR(c->key_format, "S");
+    CHECK_STR(c->value_format, "SI");
+    c->set_key(c, "x");
+    c->set_value(c, "y", 1);
+    CHECK_RC(c->insert(c), ENOTSUP);
+    CHECK_RC(c->update(c), ENOTSUP);
+    CHECK_RC(c->remove(c), ENOTSUP);
+    OK(c->close(c));
+    /* A table whose declared column groups do not all exist cannot be used yet. */
+    OK(s->create(s, "table:cg", "key_format=S,value_format=SI,columns=(k,a,b),colgroups=(g1,g2)"));
+    OK(s->create(s, "colgroup:cg:g1", "columns=(a)"));
+    CHECK_RC(s->open_cursor(s, "table:cg", NULL, NULL, &c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "'table:cg' cannot be used until all column groups are created");
+    OK(s->drop(s, "table:cg", NULL));
+    OK(s->drop(s, "table:t", NULL));
+    OK(s->drop(s, "table:nocols", NULL));
+}
+
+static void
+test_projections(WT_SESSION *s)
+{
+    WT_CURSOR *c;
+    const char *a;
+    uint32_t b;
+    uint64_t id;
+
+    OK(s->create(s, "table:p", "key_format=r,value_format=SI,columns=(id,a,b)"));
+    OK(s->open_cursor(s, "table:p", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)1);
+    c->set_value(c, "one", (uint32_t)11);
+    OK(c->insert(c));
+    OK(c->close(c));
+    OK(s->open_cursor(s, "table:p(b,id,a)", NULL, NULL, &c));
+    CHECK_STR(c->key_format, "r");
+    CHECK_STR(c->value_format, "IrS");
+    c->set_key(c, (uint64_t)1);
+    OK(c->search(c));
+    OK(c->get_value(c, &b, &id, &a));
+    CHECK(b == 11 && id == 1);
+    CHECK_STR(a, "one");
+    OK(c->close(c));
+    /* A write through a projection writes the row: the columns it lacks are left empty. */
+    OK(s->open_cursor(s, "table:p(b)", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)1);
+    c->set_value(c, (uint32_t)99);
+    OK(c->update(c));
+    OK(c->close(c));
+    OK(s->open_cursor(s, "table:p", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)1);
+    OK(c->search(c));
+    OK(c->get_value(c, &a, &b));
+    CHECK_STR(a, "");
+    CHECK(b == 99);
+    OK(c->close(c));
+    OK(s->open_cursor(s, "table:p()", NULL, NULL, &c));
+    CHECK_STR(c->value_format, "");
+    OK(c->next(c));
+    OK(c->get_key(c, &id));
+    CHECK(id == 1);
+    OK(c->close(c));
+    OK(s->drop(s, "table:p", NULL));
+}
+
+static void
+test_indices(WT_SESSION *s)
+{
+    WT_CURSOR *c, *ix;
+    const char *name, *city;
+    uint32_t age;
+    uint64_t id;
+    int exact;
+    char ids[256];
+
+    make_people(s);
+    OK(s->open_cursor(s, "table:people", NULL, NULL, &c));
+    put(c, 1, "ann", "paris", 30);
+    put(c, 2, "bob", "oslo", 25);
+    put(c, 3, "cyd", "paris", 41);
+    put(c, 4, "dan", "lima", 25);
+    /* Index order: the index columns, then the primary key (duplicates in key order). */
+    index_ids(s, "index:people:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "4,2,1,3");
+    index_ids(s, "index:people:age(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "2,4,1,3");
+
+    /* Updates move entries, removes take them out. */
+    c->set_key(c, (uint64_t)2);
+    c->set_value(c, "bob", "rome", (uint32_t)25);
+    OK(c->update(c));
+    c->set_key(c, (uint64_t)3);
+    OK(c->remove(c));
+    index_ids(s, "index:people:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "4,1,2");
+
+    /* A rolled-back transaction leaves table and index as they were. */
+    OK(s->begin_transaction(s, NULL));
+    put(c, 5, "eve", "athens", 50);
+    c->set_key(c, (uint64_t)1);
+    OK(c->remove(c));
+    index_ids(s, "index:people:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "5,4,2");
+    OK(s->rollback_transaction(s, NULL));
+    index_ids(s, "index:people:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "4,1,2");
+    /* A refused insert (existing key, overwrite=false) leaves the index alone. */
+    OK(c->close(c));
+    OK(s->open_cursor(s, "table:people", NULL, "overwrite=false", &c));
+    c->set_key(c, (uint64_t)1);
+    c->set_value(c, "zed", "zurich", (uint32_t)1);
+    CHECK_RC(c->insert(c), WT_DUPLICATE_KEY);
+    OK(c->close(c));
+    index_ids(s, "index:people:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "4,1,2");
+
+    /* Index cursors: search finds the first entry of the key, get_value the row. */
+    OK(s->open_cursor(s, "index:people:city", NULL, NULL, &ix));
+    CHECK_STR(ix->key_format, "S");
+    CHECK_STR(ix->value_format, "SSI");
+    ix->set_key(ix, "paris");
+    OK(ix->search(ix));
+    OK(ix->get_key(ix, &city));
+    CHECK_STR(city, "paris");
+    OK(ix->get_value(ix, &name, &city, &age));
+    CHECK_STR(name, "ann");
+    CHECK(age == 30);
+    ix->set_key(ix, "nowhere");
+    CHECK_RC(ix->search(ix), WT_NOTFOUND);
+    ix->set_key(ix, "m");
+    OK(ix->search_near(ix, &exact));
+    CHECK(exact > 0);
+    OK(ix->get_key(ix, &city));
+    CHECK_STR(city, "paris");
+    OK(ix->prev(ix));
+    OK(ix->get_key(ix, &city));
+    CHECK_STR(city, "lima");
+    CHECK_RC(ix->prev(ix), WT_NOTFOUND);
+    OK(ix->close(ix));
+    /* Composite index keys, and a projection of key columns only. */
+    OK(s->open_cursor(s, "index:people:age()", NULL, NULL, &ix));
+    CHECK_STR(ix->key_format, "IS");
+    ix->set_key(ix, (uint32_t)25, "dan");
+    OK(ix->search(ix));
+    OK(ix->next(ix));
+    OK(ix->get_key(ix, &age, &name));
+    CHECK(age == 30);
+    CHECK_STR(name, "ann");
+    OK(ix->close(ix));
+
+    /* An index created on a table with rows is filled from them. */
+    OK(s->create(s, "index:people:name", "columns=(name)"));
+    index_ids(s, "index:people:name(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "1,2,4");
+    /* Immutable indices are not changed by updates. */
+    OK(s->create(s, "index:people:imm", "columns=(city),immutable"));
+    OK(s->open_cursor(s, "table:people", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)4);
+    c->set_value(c, "dan", "lima", (uint32_t)26);
+    OK(c->update(c));
+    c->set_key(c, (uint64_t)4);
+    OK(c->remove(c));
+    OK(c->close(c));
+    index_ids(s, "index:people:imm(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "1,2");
+    (void)id;
+}
+
+static void
+test_colgroups(WT_SESSION *s)
+{
+    WT_CURSOR *c;
+    const char *name, *city;
+    uint32_t age;
+    uint64_t id;
+    char ids[64];
+
+    OK(s->create(s, "table:cg", "key_format=r,value_format=SSI,columns=(id,name,city,age),colgroups=(main,where)"));
+    OK(s->create(s, "colgroup:cg:main", "columns=(name,age)"));
+    OK(s->create(s, "colgroup:cg:where", "columns=(city)"));
+    OK(s->create(s, "index:cg:city", "columns=(city)"));
+    OK(s->open_cursor(s, "table:cg", NULL, "append", &c));
+    c->set_value(c, "ann", "paris", (uint32_t)30);
+    OK(c->insert(c));
+    OK(c->get_key(c, &id));
+    CHECK(id == 1);
+    c->set_value(c, "bob", "oslo", (uint32_t)25);
+    OK(c->insert(c));
+    OK(c->close(c));
+    /* Each group holds its columns. */
+    OK(s->open_cursor(s, "colgroup:cg:where", NULL, NULL, &c));
+    CHECK_STR(c->value_format, "S");
+    c->set_key(c, (uint64_t)2);
+    OK(c->search(c));
+    OK(c->get_value(c, &city));
+    CHECK_STR(city, "oslo");
+    OK(c->close(c));
+    OK(s->open_cursor(s, "colgroup:cg:main", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)1);
+    OK(c->search(c));
+    OK(c->get_value(c, &name, &age));
+    CHECK_STR(name, "ann");
+    CHECK(age == 30);
+    OK(c->close(c));
+    /* The table cursor reads across them, in the table's column order. */
+    OK(s->open_cursor(s, "table:cg", NULL, NULL, &c));
+    OK(c->prev(c));
+    OK(c->get_key(c, &id));
+    OK(c->get_value(c, &name, &city, &age));
+    CHECK(id == 2 && age == 25);
+    CHECK_STR(name, "bob");
+    CHECK_STR(city, "oslo");
+    c->set_key(c, (uint64_t)1);
+    OK(c->remove(c));
+    OK(c->close(c));
+    OK(s->open_cursor(s, "colgroup:cg:where", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)1);
+    CHECK_RC(c->search(c), WT_NOTFOUND);
+    OK(c->close(c));
+    index_ids(s, "index:cg:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "2");
+    /* Drop takes the groups and indices along; the names are free again. */
+    OK(s->drop(s, "table:cg", NULL));
+    CHECK_RC(s->open_cursor(s, "index:cg:city", NULL, NULL, &c), ENOENT);
+    CHECK_RC(s->open_cursor(s, "colgroup:cg:main", NULL, NULL, &c), ENOENT);
+    OK(s->create(s, "table:cg", "key_format=r,value_format=S,columns=(id,v)"));
+    OK(s->create(s, "index:cg:city", "columns=(v)"));
+    index_ids(s, "index:cg:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "");
+}
+
+/* Join cursors: rows meeting conditions on indices, combined with and / or, nested. */
+static void
+test_joins(WT_SESSION *s)
+{
+    WT_CURSOR *c, *join, *sub, *city, *city2, *age, *stats;
+    uint64_t id;
+    const char *name, *where;
+    uint32_t years;
+    char got[128];
+    int ret, n;
+
+    OK(s->create(s, "table:j", "key_format=r,value_format=SSI,columns=(id,name,city,age)"));
+    OK(s->create(s, "index:j:city", "columns=(city)"));
+    OK(s->create(s, "index:j:age", "columns=(age)"));
+    OK(s->open_cursor(s, "table:j", NULL, NULL, &c));
+    put(c, 1, "ann", "paris", 30);
+    put(c, 2, "bob", "oslo", 25);
+    put(c, 3, "cyd", "paris", 41);
+    put(c, 4, "dan", "lima", 52);
+    put(c, 5, "eve", "oslo", 60);
+    OK(c->close(c));
+
+    /* city = paris AND age > 35. */
+    OK(s->open_cursor(s, "join:table:j", NULL, NULL, &join));
+    OK(s->open_cursor(s, "index:j:city", NULL, NULL, &city));
+    OK(s->open_cursor(s, "index:j:age", NULL, NULL, &age));
+    city->set_key(city, "paris");
+    OK(city->search(city));
+    OK(s->join(s, join, city, "compare=eq,count=10"));
+    age->set_key(age, (uint32_t)35);
+    OK(s->join(s, join, age, "compare=gt,strategy=bloom,count=10"));
+    OK(join->next(join));
+    OK(join->get_key(join, &id));
+    OK(join->get_value(join, &name, &where, &years));
+    CHECK(id == 3 && years == 41);
+    CHECK_STR(name, "cyd");
+    CHECK_RC(join->next(join), WT_NOTFOUND);
+    CHECK_RC(join->prev(join), ENOTSUP);
+    OK(s->open_cursor(s, "statistics:join", join, NULL, &stats));
+    OK(stats->close(stats));
+    /* A join cursor with a condition cannot join another kind of cursor. */
+    CHECK_RC(s->join(s, join, join, NULL), EINVAL);
+    CHECK_RC(s->join(s, join, city, "compare=sideways"), EINVAL);
+    OK(join->close(join));
+
+    /* (city = paris OR city = oslo) AND age < 55, listed in the first condition's order. */
+    OK(s->open_cursor(s, "join:table:j(name)", NULL, NULL, &join));
+    OK(s->open_cursor(s, "join:table:j", NULL, NULL, &sub));
+    OK(s->open_cursor(s, "index:j:city", NULL, NULL, &city2));
+    city2->set_key(city2, "oslo");
+    OK(city2->search(city2));
+    OK(s->join(s, sub, city, "operation=or"));
+    OK(s->join(s, sub, city2, "operation=or"));
+    OK(s->join(s, join, sub, NULL));
+    age->set_key(age, (uint32_t)55);
+    OK(s->join(s, join, age, "compare=lt"));
+    got[0] = '\0';
+    n = 0;
+    while ((ret = join->next(join)) == 0) {
+        OK(join->get_value(join, &name));
+        n += snprintf(got + n, sizeof(got) - (size_t)n, "%s ", name);
+    }
+    CHECK_RC(ret, WT_NOTFOUND);
+    CHECK_STR(got, "ann cyd bob ");
+    /* A reset evaluates the conditions again. */
+    OK(join->reset(join));
+    OK(join->next(join));
+    OK(join->get_value(join, &name));
+    CHECK_STR(name, "ann");
+    OK(join->close(join));
+    OK(sub->close(sub));
+    OK(city->close(city));
+    OK(city2->close(city2));
+    OK(age->close(age));
+    CHECK_RC(s->open_cursor(s, "statistics:join", NULL, NULL, &stats), EINVAL);
+}
+
+/*
+ * A plain cursor parked in the session's cache (or kept as a spare by a closed session) before
+ * the table got an index is not reused afterwards: the cursor opened instead keeps the index.
+ */
+static void
+test_parked_cursors(WT_CONNECTION *conn)
+{
+    WT_SESSION *s, *t;
+    WT_CURSOR *c;
+    char ids[64];
+
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    OK(s->create(s, "table:pk", "key_format=r,value_format=S,columns=(id,v)"));
+    OK(s->open_cursor(s, "table:pk", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)1);
+    c->set_value(c, "b");
+    OK(c->insert(c));
+    OK(c->close(c)); /* parked */
+    OK(s->open_cursor(s, "table:pk", NULL, NULL, &c));
+    OK(c->close(c)); /* parked again, then kept as a spare when the session closes */
+    OK(s->close(s, NULL));
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    OK(conn->open_session(conn, NULL, NULL, &t));
+    OK(t->open_cursor(t, "table:pk", NULL, NULL, &c));
+    OK(c->close(c)); /* parked in t */
+    OK(s->create(s, "index:pk:v", "columns=(v)"));
+    OK(s->open_cursor(s, "table:pk", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)2);
+    c->set_value(c, "a");
+    OK(c->insert(c));
+    OK(c->close(c));
+    OK(t->open_cursor(t, "table:pk", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)3);
+    c->set_value(c, "c");
+    OK(c->insert(c));
+    OK(c->close(c));
+    index_ids(s, "index:pk:v(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "2,1,3");
+    OK(t->close(t, NULL));
+    OK(s->drop(s, "table:pk", NULL));
+    OK(s->close(s, NULL));
+}
+
+/* Rename takes the column groups and indices along. */
+static void
+test_rename(WT_SESSION *s)
+{
+    WT_CURSOR *c;
+    const char *name, *city;
+    uint32_t age;
+    char ids[64];
+
+    OK(s->create(s, "table:r1", "key_format=r,value_format=SSI,columns=(id,name,city,age),colgroups=(g1,g2)"));
+    OK(s->create(s, "colgroup:r1:g1", "columns=(name,age)"));
+    OK(s->create(s, "colgroup:r1:g2", "columns=(city)"));
+    OK(s->create(s, "index:r1:city", "columns=(city)"));
+    OK(s->create(s, "table:other", "key_format=S,value_format=S"));
+    OK(s->open_cursor(s, "table:r1", NULL, NULL, &c));
+    put(c, 1, "ann", "paris", 30);
+    put(c, 2, "bob", "oslo", 25);
+    CHECK_RC(s->rename(s, "table:r1", "table:r2", NULL), EBUSY);
+    OK(c->close(c));
+    CHECK_RC(s->rename(s, "table:r1", "table:other", NULL), EEXIST);
+    CHECK_RC(s->rename(s, "table:nosuch", "table:r2", NULL), ENOENT);
+    OK(s->rename(s, "table:r1", "table:r2", NULL));
+    CHECK_RC(s->open_cursor(s, "table:r1", NULL, NULL, &c), ENOENT);
+    CHECK_RC(s->open_cursor(s, "index:r1:city", NULL, NULL, &c), ENOENT);
+    index_ids(s, "index:r2:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "2,1");
+    OK(s->open_cursor(s, "table:r2", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)1);
+    OK(c->search(c));
+    OK(c->get_value(c, &name, &city, &age));
+    CHECK_STR(name, "ann");
+    CHECK_STR(city, "paris");
+    CHECK(age == 30);
+    /* The renamed table's index is still kept in step. */
+    put(c, 3, "cyd", "athens", 41);
+    OK(c->close(c));
+    index_ids(s, "index:r2:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, "3,2,1");
+    OK(s->drop(s, "table:r2", NULL));
+    OK(s->drop(s, "table:other", NULL));
+}
+
+/* Durable homes: indices and groups survive a clean close and a crash. */
+#define DURABLE "create,log=(enabled=true),transaction_sync=(enabled=true)"
+
+static void
+check_durable(const char *home, const char *want_people, const char *want_groups)
+{
+    WT_CONNECTION *conn;
+    WT_SESSION *s;
+    char ids[256];
+
+    OK(wiredtiger_open(home, &rec.iface, DURABLE, &conn));
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    index_ids(s, "index:people:city(id)", ids, sizeof(ids));
+    CHECK_STR(ids, want_people);
+    index_ids(s, "index:dur:v(id)", ids, sizeof(ids));
+    CHECK_STR(ids, want_groups);
+    OK(conn->close(conn, NULL));
+}
+
+static void
+test_durable(void)
+{
+    WT_CONNECTION *conn;
+    WT_SESSION *s;
+    WT_CURSOR *c;
+    const char *home = "target/schema-home";
+    pid_t pid;
+    int status;
+
+    if (system("rm -rf target/schema-home && mkdir -p target/schema-home") != 0)
+        CHECK(0);
+    OK(wiredtiger_open(home, &rec.iface, DURABLE, &conn));
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    make_people(s);
+    OK(s->create(s, "table:dur", "key_format=r,value_format=SS,columns=(id,v,w),colgroups=(a,b)"));
+    OK(s->create(s, "colgroup:dur:a", "columns=(v)"));
+    OK(s->create(s, "colgroup:dur:b", "columns=(w)"));
+    OK(s->create(s, "index:dur:v", "columns=(v)"));
+    OK(s->open_cursor(s, "table:people", NULL, NULL, &c));
+    put(c, 1, "ann", "paris", 30);
+    put(c, 2, "bob", "oslo", 25);
+    OK(c->close(c));
+    OK(s->open_cursor(s, "table:dur", NULL, NULL, &c));
+    c->set_key(c, (uint64_t)7);
+    c->set_value(c, "x", "y");
+    OK(c->insert(c));
+    OK(c->close(c));
+    OK(conn->close(conn, NULL));
+    check_durable(home, "2,1", "7");
+
+    /* A crash: the child commits, then dies without closing. */
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        if (wiredtiger_open(home, NULL, DURABLE, &conn) != 0 || conn->open_session(conn, NULL, NULL, &s) != 0 ||
+          s->open_cursor(s, "table:people", NULL, NULL, &c) != 0)
+            _exit(3);
+        c->set_key(c, (uint64_t)3);
+        c->set_value(c, "cyd", "athens", (uint32_t)41);
+        if (c->insert(c) != 0)
+            _exit(4);
+        c->set_key(c, (uint64_t)1);
+        if (c->remove(c) != 0)
+            _exit(5);
+        /* A transaction that never commits: none of it may come back. */
+        if (s->begin_transaction(s, NULL) != 0)
+            _exit(6);
+        c->set_key(c, (uint64_t)9);
+        c->set_value(c, "ghost", "aaa", (uint32_t)1);
+        if (c->insert(c) != 0)
+            _exit(7);
+        kill(getpid(), SIGKILL);
+        _exit(8);
+    }
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    check_durable(home, "3,2", "7");
+}
+
+int
+main(void)
+{
+    WT_CONNECTION *conn;
+    WT_SESSION *s;
+
+    ul_recorder_init(&rec);
+    ul_open(&rec, "create,in_memory=true,statistics=(fast)", &conn, &s);
+    test_bad_input(s);
+    test_projections(s);
+    test_indices(s);
+    test_colgroups(s);
+    test_joins(s);
+    test_rename(s);
+    test_parked_cursors(conn);
+    OK(conn->close(conn, NULL));
+    test_durable();
+    printf("schema: %d checks, %d failures\n", ul_checks, ul_failures);
+    return ul_failures == 0 ? 0 : 1;
+}

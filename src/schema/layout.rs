@@ -1,0 +1,164 @@
+//! Where a table's columns live: the stores of its values (the table itself, or one table per
+//! column group) and its indices, each an ordinary table in the registry named
+//! `colgroup:T:NAME` / `index:T:NAME` (names no `table:` URI can create: `create` refuses a
+//! second `:` after the table name).
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::pack::Format;
+
+use super::columns::{Columns, Value};
+use super::{Registry, Table};
+
+/// The table a column group or index store belongs to (`T` of `index:T:NAME`).
+pub fn parent_table(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("index:").or_else(|| name.strip_prefix("colgroup:"))?;
+    rest.rsplit_once(':').map(|(table, _)| table)
+}
+
+/// The schema settings a table spec keeps (`TableSpec::schema`), one `key=value` a line.
+pub fn schema_setting<'a>(schema: &'a str, key: &str) -> Option<&'a str> {
+    schema.lines().find_map(|line| match line.split_once('=') {
+        Some((k, v)) if k == key => Some(v),
+        None if line == key => Some(""),
+        _ => None,
+    })
+}
+
+/// The column groups a table declared (`colgroups=(...)` at create).
+pub fn declared_groups(table: &Table) -> Vec<String> {
+    schema_setting(&table.spec().schema, "colgroups")
+        .map(|list| super::columns::split_list(list).into_iter().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Whether a table's cursors must be schema cursors: it has (or declared) column groups or
+/// indices.
+pub fn is_composite(table: &Table) -> bool {
+    table.is_managed() || !table.spec().schema.is_empty()
+}
+
+/// One store of a table's values: the columns it holds (row positions) and their format.
+pub struct Group {
+    /// The table the values are stored in.
+    pub table: Arc<Table>,
+    /// Row positions of its value columns.
+    pub columns: Vec<usize>,
+}
+
+/// One index of a table.
+pub struct IndexDef {
+    /// `NAME` of `index:T:NAME`.
+    pub name: String,
+    /// The table that stores it: key = the index columns then the table's key columns.
+    pub table: Arc<Table>,
+    /// Row positions of the index columns.
+    pub columns: Vec<usize>,
+    /// The index columns' format (an index cursor's key).
+    pub key_format: Format,
+    /// The index columns with an empty item after them: packs a search key as the prefix of
+    /// the stored keys (a last `u` column gets its length, as inside the longer key).
+    pub prefix_format: Format,
+    /// `immutable`: updates of a row leave its entry alone.
+    pub immutable: bool,
+}
+
+/// A table's columns, stores and indices.
+pub struct Layout {
+    /// The table.
+    pub table: Arc<Table>,
+    /// Its columns (key, then value).
+    pub columns: Columns,
+    /// The stores of its values: the table itself, or its column groups in declared order.
+    pub groups: Vec<Group>,
+    /// Its indices.
+    pub indices: Vec<IndexDef>,
+}
+
+impl Layout {
+    /// Reads `table`'s layout from the registry ("cannot be used until all column groups are
+    /// created" when a declared group is missing).
+    pub fn load(registry: &Registry, table: &Arc<Table>) -> Result<Layout> {
+        let spec = table.spec();
+        let columns = Columns::new(table.key_format(), table.value_format(), &spec.columns);
+        let declared = declared_groups(table);
+        let mut groups = Vec::with_capacity(declared.len().max(1));
+        if declared.is_empty() {
+            groups.push(Group { table: Arc::clone(table), columns: columns.value_columns() });
+        }
+        for name in &declared {
+            let store = registry
+                .get(&format!("colgroup:{}:{name}", spec.name))
+                .filter(|t| !t.is_dropped())
+                .ok_or_else(|| {
+                    Error::invalid(format!("'table:{}' cannot be used until all column groups are created", spec.name))
+                })?;
+            let positions = columns.find(&store.spec().columns)?;
+            groups.push(Group { table: store, columns: positions });
+        }
+        let prefix = format!("index:{}:", spec.name);
+        let mut stores: Vec<Arc<Table>> = registry
+            .tables()
+            .into_iter()
+            .filter(|t| !t.is_dropped() && t.name().strip_prefix(&prefix).is_some_and(|n| !n.contains(':')))
+            .collect();
+        stores.sort_by_key(|t| (t.id(), t.name().to_string()));
+        let mut indices = Vec::with_capacity(stores.len());
+        for store in stores {
+            let positions = columns.find(&store.spec().columns)?;
+            let key_format = columns.format_of(&positions)?;
+            let prefix_format = Format::parse(&format!("{}u", key_format.as_str()))?;
+            let immutable = schema_setting(&store.spec().schema, "immutable").is_some();
+            let name = store.name()[prefix.len()..].to_string();
+            indices.push(IndexDef { name, table: store, columns: positions, key_format, prefix_format, immutable });
+        }
+        Ok(Layout { table: Arc::clone(table), columns, groups, indices })
+    }
+
+    /// The index named `name`.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.indices.iter().position(|i| i.name == name)
+    }
+
+    /// The stored key of `row` in index `at`: its columns, then the table's key columns. `pk`
+    /// is the row's primary key as the table packs it: packed last, the key columns are encoded
+    /// as on their own, so it is appended as it is (and the index columns packed as a prefix).
+    pub fn index_key(&self, at: usize, row: &[Value], pk: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let index = &self.indices[at];
+        out.clear();
+        let empty = Value::Bytes(Vec::new());
+        if index.key_format.as_str().ends_with(['u', 'U']) {
+            let values = index.columns.iter().map(|&p| &row[p]).chain(std::iter::once(&empty));
+            super::columns::pack_values(&index.prefix_format, values, out)?;
+        } else {
+            super::columns::pack_values(&index.key_format, index.columns.iter().map(|&p| &row[p]), out)?;
+        }
+        out.extend_from_slice(pk);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::pack::{pack, Arg, Format};
+
+    #[test]
+    fn a_key_packed_last_is_encoded_as_on_its_own() {
+        // What `Layout::index_key` relies on, for each kind of key column.
+        for (cols, key, args) in [
+            ("S", "S", [Arg::Bytes(b"ab"), Arg::Bytes(b"cd")]),
+            ("Q", "r", [Arg::Uint(7), Arg::Uint(300)]),
+            ("5s", "u", [Arg::Bytes(b"AU"), Arg::Bytes(b"xyz")]),
+            ("i", "q", [Arg::Int(-5), Arg::Int(-70000)]),
+        ] {
+            let mut whole = Vec::new();
+            pack(&Format::parse(&format!("{cols}{key}")).unwrap(), &args, &mut whole).unwrap();
+            let (mut head, mut tail) = (Vec::new(), Vec::new());
+            pack(&Format::parse(cols).unwrap(), &args[..1], &mut head).unwrap();
+            pack(&Format::parse(key).unwrap(), &args[1..], &mut tail).unwrap();
+            head.extend_from_slice(&tail);
+            assert_eq!(whole, head, "{cols}{key}");
+        }
+    }
+}
