@@ -89,6 +89,7 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         value_int: None,
         raw: false,
         stats: None,
+        listing: None,
     });
     init_iface(session, &mut handle);
     let raw = Box::into_raw(handle);

@@ -38,7 +38,8 @@ pub struct SessionHandle {
     pub events: Events,
     /// Cursor handles by `CursorId`, parallel to the core's cursor set.
     pub cursors: Vec<*mut CursorHandle>,
-    /// Open `statistics:` cursor handles (not in the core's cursor set).
+    /// Open `statistics:`, `log:`, `metadata:` and checkpoint cursor handles (not in the
+    /// core's cursor set).
     pub stats_cursors: Vec<*mut CursorHandle>,
     /// Text for `WT_SESSION::strerror` of codes without a static text.
     pub strerror_buf: CString,
@@ -73,6 +74,9 @@ pub struct CursorHandle {
     pub raw: bool,
     /// A `statistics:` cursor's state (its `id` then names no session cursor).
     pub stats: Option<Box<crate::session::StatsCursor>>,
+    /// A `log:`, `metadata:` or checkpoint cursor's rows (its `id` then names no session
+    /// cursor).
+    pub listing: Option<Box<crate::cursor::listing::Listing>>,
     /// The URI exactly as the application passed it (`WT_CURSOR::uri`).
     pub uri: CString,
     /// Closed by the application (parked in the session's cache; `diagnostic` checks).

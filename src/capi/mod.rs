@@ -16,6 +16,7 @@ mod diagnostic;
 mod events;
 mod global;
 mod handles;
+mod listing_cursor;
 mod pack_stream;
 mod session;
 mod shim;

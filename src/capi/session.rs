@@ -294,6 +294,21 @@ unsafe extern "C" fn open_cursor_slow(
             if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).stats.is_some() {
                 return Err(Error::unsupported("unsupported object operation: statistics:"));
             }
+            if let Some(uri) = uri.filter(|u| crate::session::is_listing(u, config)) {
+                if !to_dup.is_null() {
+                    return Err(Error::invalid(
+                        "should be passed either a URI or a cursor to duplicate, but not both",
+                    ));
+                }
+                if let Some(listing) = s.core.open_listing(&s.conn().core, uri, config)? {
+                    let uri = CString::new(uri).expect("came from a C string");
+                    *cursorp = super::listing_cursor::new_handle(s, listing, uri);
+                    return Ok(());
+                }
+            }
+            if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).listing.is_some() {
+                return Err(Error::unsupported("unsupported object operation: duplicating this cursor"));
+            }
             let opened = match (uri, to_dup.is_null()) {
                 (Some(uri), true) => s.core.open_cursor(&s.conn().core, uri, config),
                 (None, false) => {

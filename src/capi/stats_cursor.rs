@@ -29,6 +29,7 @@ pub fn new_handle(session: &mut SessionHandle, stats: StatsCursor, uri: CString)
         value_int: None,
         raw: false,
         stats: Some(Box::new(stats)),
+        listing: None,
         core: None,
         entry: None,
         #[cfg(feature = "diagnostic")]

@@ -383,6 +383,25 @@ impl Durable {
         }
     }
 
+    /// Every journal record on disk, oldest first, with its file number and offset, after
+    /// writing out what is buffered (`log:` cursors). `None` without a journal.
+    pub fn journal_records(&self) -> Result<Option<Vec<(u64, u64, Vec<u8>)>>> {
+        let Some(j) = &self.journal else { return Ok(None) };
+        j.write_buffered()?;
+        let mut out = Vec::new();
+        journal::scan(&self.log_dir, |no, at, record| out.push((no, at, record.to_vec())))?;
+        Ok(Some(out))
+    }
+
+    /// The rows of `table` as its last checkpoint left it, in key order; `None` when the
+    /// table was created after it (`ENOENT` for checkpoint cursors). Checkpoints wait while
+    /// the rows are read, so the checkpoint's blocks stay in place.
+    pub fn checkpoint_rows(&self, table: &Table) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>> {
+        let Some(tree) = table.tree() else { return Ok(None) };
+        let _checkpoints = self.last_checkpoint.lock();
+        tree.checkpoint_rows()
+    }
+
     /// `WT_SESSION::log_flush`: writes the buffered journal records, and syncs with `sync`.
     pub fn log_flush(&self, sync: bool) -> Result<()> {
         match &self.journal {

@@ -4,6 +4,7 @@
 
 mod cache;
 mod cursors;
+mod listings;
 mod pinned;
 #[cfg(test)]
 mod reuse_tests;
@@ -14,6 +15,7 @@ mod txn;
 mod uri;
 
 pub use cursors::{Closed, CursorId, Entry, QuickClose, QuickOpen};
+pub use listings::is_listing;
 pub use schema_ops::Opened;
 pub use statistics::StatsCursor;
 pub use truncate::Truncate;
