@@ -42,6 +42,7 @@ const C_TESTS: &[&str] = &[
     "bigger_than_cache",
     "evict_stress",
     "session_churn",
+    "listing_cursors",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -165,6 +166,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_bigger_than_cache => "bigger_than_cache",
     asan_ubsan_c_evict_stress => "evict_stress",
     asan_ubsan_c_session_churn => "session_churn",
+    asan_ubsan_c_listing_cursors => "listing_cursors",
 }
 
 sanitized_tests! { example:

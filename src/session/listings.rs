@@ -137,6 +137,8 @@ fn metadata_rows(conn: &Connection, create: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
 }
 
 const ASSERT: &str = "assert=(commit_timestamp=none,durable_timestamp=none,read_timestamp=none,write_timestamp=off)";
+const IMPORT: &str = "import=(compare_timestamp=oldest_timestamp,enabled=false,file_metadata=,metadata_file=,panic_corrupt=true,repair=false)";
+const LSM: &str = "lsm=(auto_throttle=true,bloom=true,bloom_bit_count=16,bloom_config=,bloom_hash_count=8,bloom_oldest=false,chunk_count_limit=0,chunk_max=5GB,chunk_size=10MB,merge_custom=(prefix=,start_generation=0,suffix=),merge_max=15,merge_min=0)";
 const TIERED: &str = "tiered_storage=(auth_token=,bucket=,bucket_prefix=,cache_directory=,local_retention=300,name=,object_target_size=0)";
 
 /// A page size as the reference writes its defaults (`4KB`, `32KB`).
@@ -206,25 +208,31 @@ fn create_entries(table: &Table) -> Vec<(&'static str, String)> {
     let spec = table.spec();
     let (k, v) = (&spec.key_format, &spec.value_format);
     let source = format!("\"file:{}.wt\"", spec.name);
-    let create = |key: &str, value: &str, columns: &str, source: &str| {
+    let create = |key: &str, value: &str, columns: &str, source: &str, colgroup: bool| {
         format!(
             "access_pattern_hint=none,allocation_size=4KB,app_metadata={am},{ASSERT},block_allocation=best,\
              block_compressor=,cache_resident=false,checksum=on,colgroups=,collator=,columns={columns},dictionary=0,\
              encryption=(keyid=,name=),exclusive=false,extractor=,format=btree,huffman_key=,huffman_value=,\
-             ignore_in_memory_cache_size=false,immutable=false,internal_item_max=0,internal_key_max=0,\
+             ignore_in_memory_cache_size=false,immutable=false,{IMPORT},internal_item_max=0,internal_key_max=0,\
              internal_key_truncate=true,internal_page_max={ipm},key_format={key},key_gap=10,leaf_item_max=0,\
-             leaf_key_max=0,leaf_page_max={lpm},leaf_value_max=0,log=(enabled=true),memory_page_image_max=0,\
+             leaf_key_max=0,leaf_page_max={lpm},leaf_value_max=0,log=(enabled=true),{LSM},memory_page_image_max=0,\
              memory_page_max=5MB,os_cache_dirty_max=0,os_cache_max=0,prefix_compression=false,\
              prefix_compression_min=4,source={source},split_deepen_min_child=0,split_deepen_per_child=0,\
-             split_pct=90,{TIERED},type=file,value_format={value},verbose=[],write_timestamp_usage=none",
+             split_pct=90,{tiered},type=file,value_format={value},verbose=[],write_timestamp_usage=none",
             am = spec.app_metadata,
+            // The reference's column group entry alone names the tiered `shared` flag.
+            tiered = if colgroup {
+                format!("{},shared=false)", &TIERED[..TIERED.len() - 1])
+            } else {
+                TIERED.to_string()
+            },
             ipm = size(spec.pages.internal_page_max),
             lpm = size(spec.pages.leaf_page_max),
         )
     };
     vec![
-        ("colgroup:", create("u", "u", "", &source)),
-        ("file:", create(k, v, "", "")),
-        ("table:", create(k, v, &columns(table), &source)),
+        ("colgroup:", create("u", "u", "", &source, true)),
+        ("file:", create(k, v, "", "", false)),
+        ("table:", create(k, v, &columns(table), &source, false)),
     ]
 }
