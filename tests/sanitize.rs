@@ -43,6 +43,7 @@ const C_TESTS: &[&str] = &[
     "evict_stress",
     "session_churn",
     "listing_cursors",
+    "extensions",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -167,6 +168,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_evict_stress => "evict_stress",
     asan_ubsan_c_session_churn => "session_churn",
     asan_ubsan_c_listing_cursors => "listing_cursors",
+    asan_ubsan_c_extensions => "extensions",
 }
 
 sanitized_tests! { example:

@@ -14,6 +14,7 @@ mod connection;
 mod cursor;
 mod diagnostic;
 mod events;
+mod extensions;
 mod global;
 mod handles;
 mod listing_cursor;

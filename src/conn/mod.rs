@@ -1,6 +1,7 @@
 //! The connection: settings, the table registry and the fixed array of session slots.
 
 mod eviction;
+pub mod extensions;
 mod evictor;
 mod home;
 mod settings;
@@ -185,6 +186,8 @@ pub struct Connection {
     cache: Arc<Cache>,
     /// The eviction server of an on-disk database.
     evictor: Mutex<Option<Evictor>>,
+    /// Collators and compressors the application registered.
+    extensions: extensions::Extensions,
 }
 
 impl Connection {
@@ -227,6 +230,7 @@ impl Connection {
             txn: Arc::new(TxnShared::new(capacity, Arc::clone(&cache))),
             cache,
             evictor: Mutex::new(None),
+            extensions: extensions::Extensions::default(),
             durable,
             checkpointer: Mutex::new((CheckpointConfig::default(), None)),
             eviction: Mutex::new(eviction),
@@ -336,6 +340,11 @@ impl Connection {
             Some(d) => d.close(&self.registry),
             None => Ok(()),
         }
+    }
+
+    /// The collators and compressors the application registered.
+    pub fn extensions(&self) -> &extensions::Extensions {
+        &self.extensions
     }
 
     /// Whether this open created the database (always true in memory).

@@ -2,6 +2,7 @@
 
 use crate::btree::tree::Limits;
 use crate::config::{self, Method};
+use crate::conn::extensions::ExtensionKind;
 use crate::conn::Connection;
 use crate::cursor::{Cursor, CursorConfig};
 use crate::error::{Error, Kind, Result};
@@ -44,7 +45,9 @@ impl Session {
         if !cfg.list("colgroups").is_empty() {
             return Err(Error::unsupported("column groups are not supported yet"));
         }
-        for key in ["block_compressor", "collator", "extractor", "encryption.name"] {
+        conn.extensions().check_create(ExtensionKind::Collator, cfg.str("collator"))?;
+        conn.extensions().check_create(ExtensionKind::Compressor, cfg.str("block_compressor"))?;
+        for key in ["extractor", "encryption.name"] {
             let value = cfg.str(key);
             if !value.is_empty() && value != "none" {
                 return Err(Error::unsupported(format!("{key}={value} is not supported")));
