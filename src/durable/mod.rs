@@ -27,6 +27,7 @@ pub mod disk;
 pub mod frame;
 pub mod journal;
 pub mod meta;
+pub mod named;
 pub mod redo;
 pub mod slots;
 
@@ -400,6 +401,34 @@ impl Durable {
         let Some(tree) = table.tree() else { return Ok(None) };
         let _checkpoints = self.last_checkpoint.lock();
         tree.checkpoint_rows()
+    }
+
+    /// `checkpoint(name=NAME, target=...)` after the checkpoint itself: copies the rows the
+    /// checkpoint holds of every table (or of the `targets`) into the named checkpoint
+    /// ([`named`]). Checkpoints wait meanwhile.
+    pub fn name_checkpoint(&self, registry: &Registry, name: &str, targets: &[String]) -> Result<()> {
+        let _checkpoints = self.last_checkpoint.lock();
+        let mut tables = Vec::new();
+        for table in registry.tables() {
+            if !targets.is_empty() && !targets.iter().any(|t| t == table.name()) {
+                continue;
+            }
+            if let Some(rows) = table.tree().map(|t| t.checkpoint_rows()).transpose()?.flatten() {
+                tables.push((table.id(), rows));
+            }
+        }
+        named::write(&self.home, name, &tables)
+    }
+
+    /// `checkpoint(drop=(...))`: drops named checkpoints ([`named::drop`]).
+    pub fn drop_named(&self, elements: &[(String, Option<String>)]) -> Result<()> {
+        let _checkpoints = self.last_checkpoint.lock();
+        named::drop(&self.home, elements)
+    }
+
+    /// The rows of `table` in the named checkpoint `name`, `None` when it does not hold it.
+    pub fn named_rows(&self, name: &str, table: &Table) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>> {
+        named::rows(&self.home, name, table.id())
     }
 
     /// `WT_SESSION::log_flush`: writes the buffered journal records, and syncs with `sync`.

@@ -68,12 +68,9 @@ impl Session {
             super::Uri::NotYet(uri) => return Err(Error::unsupported(format!("cursors on \"{uri}\" are not supported yet"))),
         };
         let table = conn.registry().get(table).ok_or(Error::quiet(Kind::NoEntry))?;
-        if name != DEFAULT_CHECKPOINT {
-            // Only the newest, unnamed checkpoint is kept (named checkpoints are not yet).
-            return Err(Error::new(Kind::NoEntry, format!("{uri}: checkpoint {name} not found")));
-        }
         let rows = match conn.durable() {
-            Some(d) => d.checkpoint_rows(&table)?,
+            Some(d) if name == DEFAULT_CHECKPOINT => d.checkpoint_rows(&table)?,
+            Some(d) => d.named_rows(name, &table)?,
             None => None,
         };
         let Some(rows) = rows else { return Err(Error::quiet(Kind::NoEntry)) };

@@ -222,7 +222,7 @@ impl Session {
 
     /// `WT_SESSION::checkpoint`.
     pub fn checkpoint(&mut self, conn: &Connection, config: Option<&str>) -> Result<()> {
-        self.in_txn(config::validate(Method::Checkpoint, config, None).map_err(Error::from))?;
+        let cfg = self.in_txn(config::validate(Method::Checkpoint, config, None).map_err(Error::from))?;
         // The reference refuses an in-memory database first, even inside a transaction.
         let Some(durable) = conn.durable() else {
             return self.in_txn(Err(Error::unsupported("not supported for in-memory configurations")));
@@ -232,7 +232,22 @@ impl Session {
         // (traces/README.md §5.5): positioned cursors lose their place.
         self.cursors.reset_walk();
         self.idle_check();
-        durable.checkpoint_in(conn.registry(), &mut self.txn)
+        let drops = checkpoint_drops(config)?;
+        if !drops.is_empty() {
+            durable.drop_named(&drops)?;
+        }
+        durable.checkpoint_in(conn.registry(), &mut self.txn)?;
+        match cfg.str("name") {
+            "" => Ok(()),
+            name => {
+                let targets: Vec<String> = cfg
+                    .list("target")
+                    .into_iter()
+                    .map(|t| t.strip_prefix("table:").unwrap_or(t).to_string())
+                    .collect();
+                durable.name_checkpoint(conn.registry(), name, &targets)
+            }
+        }
     }
 
     /// `WT_SESSION::log_flush`: writes the journal's buffered records, and with `sync=on`
@@ -338,4 +353,20 @@ fn log_flush_sync(config: Option<&str>) -> Result<bool> {
         };
     }
     Ok(sync)
+}
+
+/// The elements of `checkpoint(drop=(...))`: a name, or `from=` / `to=` with its value.
+fn checkpoint_drops(config: Option<&str>) -> Result<Vec<(String, Option<String>)>> {
+    let Some(item) = config.and_then(|c| config::Parser::find(c, "drop")) else { return Ok(Vec::new()) };
+    let inner = item.text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(item.text);
+    let mut out = Vec::new();
+    for pair in config::Parser::new(inner) {
+        let (key, value) = pair?;
+        let value = match value.kind {
+            config::ItemKind::Bool if value.text.is_empty() => None,
+            _ => Some(value.text.to_string()),
+        };
+        out.push((key.to_string(), value));
+    }
+    Ok(out)
 }
