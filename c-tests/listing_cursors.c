@@ -303,6 +303,38 @@ checkpoint_cursor(void)
     /* An unknown checkpoint name. */
     CHECK_RC(s->open_cursor(s, "table:t", NULL, "checkpoint=nosuch", &k), ENOENT);
 
+    /* Named checkpoints keep their state through later checkpoints, until dropped. */
+    OK(s->create(s, "table:u", "key_format=S,value_format=S"));
+    OK(s->checkpoint(s, "name=mid"));
+    put(c, "e", "5");
+    OK(s->checkpoint(s, "target=(\"table:t\"),name=noon"));
+    put(c, "f", "6");
+    OK(s->checkpoint(s, NULL));
+    OK(s->open_cursor(s, "table:t", NULL, "checkpoint=mid", &k));
+    rows(k, got, sizeof(got));
+    CHECK_STR(got, "a=9 b=2 c=3 ");
+    OK(k->close(k));
+    OK(s->open_cursor(s, "table:t", NULL, "checkpoint=noon", &k));
+    rows(k, got, sizeof(got));
+    CHECK_STR(got, "a=9 b=2 c=3 e=5 ");
+    OK(k->close(k));
+    OK(s->open_cursor(s, "table:u", NULL, "checkpoint=mid", &k));
+    CHECK_RC(k->next(k), WT_NOTFOUND);
+    OK(k->close(k));
+    /* The same name again moves it. */
+    OK(s->checkpoint(s, "name=mid"));
+    OK(s->open_cursor(s, "table:t", NULL, "checkpoint=mid", &k));
+    rows(k, got, sizeof(got));
+    CHECK_STR(got, "a=9 b=2 c=3 e=5 f=6 ");
+    OK(k->close(k));
+    OK(s->checkpoint(s, "drop=(noon)"));
+    CHECK_RC(s->open_cursor(s, "table:t", NULL, "checkpoint=noon", &k), ENOENT);
+    OK(s->open_cursor(s, "table:t", NULL, "checkpoint=mid", &k));
+    OK(k->close(k));
+    OK(s->checkpoint(s, "drop=(from=all)"));
+    CHECK_RC(s->open_cursor(s, "table:t", NULL, "checkpoint=mid", &k), ENOENT);
+    OK(s->checkpoint(s, "name=late"));
+
     /* After reopening, the checkpoint the close took. */
     put(c, "d", "4");
     OK(c->close(c));
@@ -311,7 +343,12 @@ checkpoint_cursor(void)
     OK(conn->open_session(conn, NULL, NULL, &s));
     OK(s->open_cursor(s, "table:t", NULL, "checkpoint=WiredTigerCheckpoint", &k));
     rows(k, got, sizeof(got));
-    CHECK_STR(got, "a=9 b=2 c=3 d=4 ");
+    CHECK_STR(got, "a=9 b=2 c=3 d=4 e=5 f=6 ");
+    OK(k->close(k));
+    /* A named checkpoint survives the reopen. */
+    OK(s->open_cursor(s, "table:t", NULL, "checkpoint=late", &k));
+    rows(k, got, sizeof(got));
+    CHECK_STR(got, "a=9 b=2 c=3 e=5 f=6 ");
     OK(k->close(k));
     OK(conn->close(conn, NULL));
     ul_rmhome(home);

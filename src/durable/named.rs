@@ -58,7 +58,11 @@ pub fn write(disk: &Disk, name: &str, tables: &[(u64, Rows)]) -> Result<()> {
     p.u64(NAMED_MAGIC).u32(NAMED_VERSION).u64(seq).str(name);
     write_frame(&mut out, &p.0);
     for (id, rows) in tables {
-        for chunk in rows.chunks(ROWS_PER_FRAME) {
+        // An empty table still gets its (empty) frame: the checkpoint holds it.
+        let empty: &[(Vec<u8>, Vec<u8>)] = &[];
+        let chunks: Vec<&[(Vec<u8>, Vec<u8>)]> =
+            if rows.is_empty() { vec![empty] } else { rows.chunks(ROWS_PER_FRAME).collect() };
+        for chunk in chunks {
             let mut p = Put::default();
             p.u8(ROWS).u64(*id).u32(chunk.len() as u32);
             for (k, v) in chunk {
@@ -193,6 +197,9 @@ mod tests {
         assert_eq!(rows(&disk, "a", 1).unwrap(), Some(vec![row("k", "1")]));
         assert_eq!(rows(&disk, "a", 2).unwrap(), Some(many));
         assert_eq!(rows(&disk, "a", 3).unwrap(), None);
+        write(&disk, "empty", &[(4, Vec::new())]).unwrap();
+        assert_eq!(rows(&disk, "empty", 4).unwrap(), Some(Vec::new()));
+        drop(&disk, &[("empty".into(), None)]).unwrap();
         assert_eq!(rows(&disk, "zz", 1).unwrap(), None);
         // The same name again replaces it (and moves it last).
         write(&disk, "a", &[(1, vec![row("k", "4")])]).unwrap();
