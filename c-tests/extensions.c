@@ -107,6 +107,28 @@ loaded(const char *library)
     /* Loaded twice (the second without its entry), so one init; terminates newest first. */
     CHECK_STR(text, "init\ncollator terminate\nlibrary terminate\n");
     remove(trace);
+
+    /* wiredtiger_open's extensions=: loaded with the connection; a bad one fails the open. */
+    {
+        char config[1024];
+        snprintf(config, sizeof(config),
+          "create,in_memory=true,extensions=[\"%s\"=(entry=wiredtiger_extension_init)]", library);
+        OK(wiredtiger_open(NULL, &rec.iface, config, &conn));
+        OK(conn->open_session(conn, NULL, NULL, &s));
+        CHECK_RC(s->create(s, "table:e", "key_format=S,value_format=S,collator=ext_nocase"), ENOTSUP);
+        OK(conn->close(conn, NULL));
+        snprintf(config, sizeof(config), "create,in_memory=true,extensions=[\"%s\",\"/nonexistent/x.so\"]", library);
+        conn = NULL;
+        CHECK_RC(wiredtiger_open(NULL, &rec.iface, config, &conn), EINVAL);
+        CHECK(conn == NULL);
+    }
+    if ((f = fopen(trace, "r")) != NULL) {
+        n = fread(text, 1, sizeof(text) - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    CHECK_STR(text, "init\ncollator terminate\nlibrary terminate\ninit\ncollator terminate\nlibrary terminate\n");
+    remove(trace);
 }
 
 int

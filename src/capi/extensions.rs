@@ -141,6 +141,36 @@ pub unsafe fn load_extension(c: &ConnectionHandle, conn: *mut WT_CONNECTION, pat
     // SAFETY: per the contract.
     let (path_text, config) = unsafe { (c_str(path)?, c_str(config)?) };
     let path_text = path_text.ok_or_else(|| Error::invalid("NULL path"))?;
+    // SAFETY: per the contract.
+    unsafe { load(c, conn, path_text, config) }
+}
+
+/// `wiredtiger_open`'s `extensions=[PATH, PATH=(entry=...,terminate=...), ...]`: loads each as
+/// `load_extension` does, in order.
+///
+/// # Safety
+/// `conn` is the connection `c` is the handle of, just opened.
+pub unsafe fn load_listed(c: &ConnectionHandle, conn: *mut WT_CONNECTION, config: Option<&str>) -> Result<()> {
+    let Some(list) = config.and_then(|cfg| Parser::find(cfg, "extensions")) else { return Ok(()) };
+    let inner = list.text.strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or(list.text);
+    let inner = inner.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(inner);
+    for pair in Parser::new(inner) {
+        let (path, value) = pair?;
+        let config = match value.kind {
+            ItemKind::Struct => Some(value.text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(value.text)),
+            _ => None,
+        };
+        // SAFETY: per the contract.
+        unsafe { load(c, conn, path, config)? };
+    }
+    Ok(())
+}
+
+/// Loads the library at `path_text` (see [`load_extension`]).
+///
+/// # Safety
+/// `conn` is the connection `c` is the handle of.
+unsafe fn load(c: &ConnectionHandle, conn: *mut WT_CONNECTION, path_text: &str, config: Option<&str>) -> Result<()> {
     let (entry, terminate) = load_settings(config)?;
     let cpath = CString::new(path_text).map_err(|_| Error::invalid("bad path"))?;
     // SAFETY: a NUL-terminated path; the library's initializers run here, as with the
