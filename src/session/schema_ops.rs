@@ -214,13 +214,14 @@ impl Session {
     }
 }
 
-/// Checkpoint cursors (`checkpoint=NAME`) do not exist yet: a cursor on the live table in their
-/// place would read the wrong data and let writes through, so any checkpoint name is refused.
+/// Checkpoint cursors (`checkpoint=NAME`) are opened before this path (`Session::open_listing`);
+/// one reaching it (a duplicate of a table cursor asked to read a checkpoint) is refused
+/// rather than served by a cursor on the live table, which would read the wrong data.
 fn refuse_checkpoint_cursor(config: &config::Config<'_>) -> Result<()> {
     match config.str("checkpoint") {
         "" => Ok(()),
         name => Err(Error::unsupported(format!(
-            "checkpoint cursors are not supported yet (checkpoint={name}): the cursor would read the live table"
+            "checkpoint={name}: a checkpoint cursor cannot be made by duplicating a cursor"
         ))),
     }
 }
