@@ -335,6 +335,22 @@ checkpoint_cursor(void)
     CHECK_RC(s->open_cursor(s, "table:t", NULL, "checkpoint=mid", &k), ENOENT);
     OK(s->checkpoint(s, "name=late"));
 
+    /* The reference's refusals: its reserved name, a missing target. */
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->checkpoint(s, "name=WiredTigerCheckpoint"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "the checkpoint name \"WiredTigerCheckpoint\" is reserved");
+    CHECK_RC(s->checkpoint(s, "name=WiredTigerCheckpointX"), EINVAL);
+    CHECK_RC(s->checkpoint(s, "drop=(WiredTigerCheckpoint)"), EINVAL);
+    CHECK_RC(s->checkpoint(s, "target=(\"table:nosuch\"),name=x"), ENOENT);
+    OK(s->checkpoint(s, "drop=(nosuch)"));
+    OK(s->checkpoint(s, "drop=(from=nosuch)"));
+
+    /* A checkpoint cursor keeps its table from being dropped. */
+    OK(s->open_cursor(s, "table:u", NULL, "checkpoint=late", &k));
+    CHECK_RC(s->drop(s, "table:u", NULL), EBUSY);
+    OK(k->close(k));
+    OK(s->drop(s, "table:u", NULL));
+
     /* After reopening, the checkpoint the close took. */
     put(c, "d", "4");
     OK(c->close(c));

@@ -13,9 +13,11 @@
 //! allows them; writes are `ENOTSUP` "Unsupported cursor operation", as the reference's.
 
 use std::ffi::CString;
+use std::sync::Arc;
 
 use crate::error::{Error, Kind, Result};
 use crate::pack::{self, Arg, Format};
+use crate::schema::{Table, TableUse};
 
 /// What a listing lists: decides which methods it has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +47,34 @@ pub struct Listing {
     failure: Option<Error>,
     /// The formats `WT_CURSOR::key_format` / `value_format` show (a raw cursor's too).
     shown: (CString, CString),
+    /// A checkpoint cursor counts as an open cursor of its table (`drop` is `EBUSY`).
+    _hold: Option<TableHold>,
+}
+
+/// A table counted as having an open cursor, until dropped.
+pub struct TableHold {
+    table: Arc<Table>,
+    record: Arc<TableUse>,
+}
+
+impl TableHold {
+    /// Counts a cursor of the session owning `record` on `table` (`ENOENT` if it was dropped).
+    pub fn new(table: Arc<Table>, record: Arc<TableUse>) -> Result<TableHold> {
+        table.acquire(&record)?;
+        Ok(TableHold { table, record })
+    }
+}
+
+impl Drop for TableHold {
+    fn drop(&mut self) {
+        self.table.release(&self.record);
+    }
+}
+
+impl std::fmt::Debug for TableHold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TableHold({})", self.table.name())
+    }
 }
 
 /// The error of every method a listing does not have.
@@ -57,7 +87,13 @@ impl Listing {
     pub fn new(source: Source, key_format: Format, value_format: Format, mut rows: Vec<(Vec<u8>, Vec<u8>)>) -> Listing {
         rows.sort_by(|a, b| a.0.cmp(&b.0));
         let shown = (c_text(&key_format), c_text(&value_format));
-        Listing { source, key_format, value_format, rows, at: None, key: None, failure: None, shown }
+        Listing { source, key_format, value_format, rows, at: None, key: None, failure: None, shown, _hold: None }
+    }
+
+    /// Keeps `hold` for the cursor's life.
+    pub fn holding(mut self, hold: TableHold) -> Listing {
+        self._hold = Some(hold);
+        self
     }
 
     /// Shows `key` / `value` as the cursor's formats (a raw cursor's API formats are `u`).

@@ -5,7 +5,7 @@
 
 use crate::config::{self, Method};
 use crate::conn::Connection;
-use crate::cursor::listing::{log_key, log_value, Listing, Source, LOG_KEY_FORMAT, LOG_VALUE_FORMAT};
+use crate::cursor::listing::{log_key, log_value, Listing, Source, TableHold, LOG_KEY_FORMAT, LOG_VALUE_FORMAT};
 use crate::durable::redo::{self, Op};
 use crate::error::{Error, Kind, Result};
 use crate::pack::Format;
@@ -67,7 +67,7 @@ impl Session {
             super::Uri::Table(table) => table,
             super::Uri::NotYet(uri) => return Err(Error::unsupported(format!("cursors on \"{uri}\" are not supported yet"))),
         };
-        let table = conn.registry().get(table).ok_or(Error::quiet(Kind::NoEntry))?;
+        let (table, record) = self.table(conn, table)?;
         let rows = match conn.durable() {
             Some(d) if name == DEFAULT_CHECKPOINT => d.checkpoint_rows(&table)?,
             Some(d) => d.named_rows(name, &table)?,
@@ -76,7 +76,8 @@ impl Session {
         let Some(rows) = rows else { return Err(Error::quiet(Kind::NoEntry)) };
         let (key, value) = (table.key_format().clone(), table.value_format().clone());
         let (k, v) = if raw { (format("u"), format("u")) } else { (key.clone(), value.clone()) };
-        Ok(Some(Listing::new(Source::Checkpoint, k, v, rows).showing(key.as_str(), value.as_str())))
+        let hold = TableHold::new(table, record)?;
+        Ok(Some(Listing::new(Source::Checkpoint, k, v, rows).showing(key.as_str(), value.as_str()).holding(hold)))
     }
 }
 

@@ -233,21 +233,31 @@ impl Session {
         self.cursors.reset_walk();
         self.idle_check();
         let drops = checkpoint_drops(config)?;
+        let name = cfg.str("name");
+        for reserved in std::iter::once(name).chain(drops.iter().map(|(k, _)| k.as_str())) {
+            if reserved.starts_with(DEFAULT_CHECKPOINT) {
+                return Err(Error::invalid(format!("the checkpoint name \"{DEFAULT_CHECKPOINT}\" is reserved")));
+            }
+        }
+        let targets: Vec<String> = cfg.list("target").into_iter().map(str::to_string).collect();
+        for target in &targets {
+            let missing = match Uri::parse(target)? {
+                Uri::Table(t) => conn.registry().get(t).is_none(),
+                Uri::NotYet(_) => true,
+            };
+            if missing {
+                return Err(Error::new(crate::error::Kind::NoEntry, format!("{target}: No such file or directory")));
+            }
+        }
         if !drops.is_empty() {
             durable.drop_named(&drops)?;
         }
         durable.checkpoint_in(conn.registry(), &mut self.txn)?;
-        match cfg.str("name") {
-            "" => Ok(()),
-            name => {
-                let targets: Vec<String> = cfg
-                    .list("target")
-                    .into_iter()
-                    .map(|t| t.strip_prefix("table:").unwrap_or(t).to_string())
-                    .collect();
-                durable.name_checkpoint(conn.registry(), name, &targets)
-            }
+        if name.is_empty() {
+            return Ok(());
         }
+        let tables: Vec<String> = targets.iter().map(|t| t.strip_prefix("table:").unwrap_or(t).to_string()).collect();
+        durable.name_checkpoint(conn.registry(), name, &tables)
     }
 
     /// `WT_SESSION::log_flush`: writes the journal's buffered records, and with `sync=on`
@@ -354,6 +364,9 @@ fn log_flush_sync(config: Option<&str>) -> Result<bool> {
     }
     Ok(sync)
 }
+
+/// The name of the last checkpoint (checkpoint cursors), reserved for it.
+const DEFAULT_CHECKPOINT: &str = "WiredTigerCheckpoint";
 
 /// The elements of `checkpoint(drop=(...))`: a name, or `from=` / `to=` with its value.
 fn checkpoint_drops(config: Option<&str>) -> Result<Vec<(String, Option<String>)>> {
