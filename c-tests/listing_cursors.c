@@ -72,6 +72,16 @@ log_scan(WT_SESSION *s, char *out, size_t len)
             else if (optype == WT_LOGOP_ROW_REMOVE) {
                 CHECK(v.size == 0);
                 snprintf(item, sizeof(item), "rm:%.*s ", (int)k.size - 1, (const char *)k.data);
+            } else if (optype == WT_LOGOP_COL_PUT || optype == WT_LOGOP_COL_REMOVE) {
+                /* A record number, as 8 native bytes. */
+                uint64_t recno = 0;
+                CHECK(k.size == sizeof(recno));
+                memcpy(&recno, k.data, sizeof(recno));
+                if (optype == WT_LOGOP_COL_PUT)
+                    snprintf(item, sizeof(item), "colput:%" PRIu64 "=%.*s ", recno, (int)v.size - 1,
+                      (const char *)v.data);
+                else
+                    snprintf(item, sizeof(item), "colrm:%" PRIu64 " ", recno);
             } else
                 snprintf(item, sizeof(item), "op%" PRIu32 " ", optype);
         }
@@ -105,10 +115,21 @@ log_cursor(void)
     OK(c->remove(c));
     OK(s->commit_transaction(s, NULL));
     OK(s->log_printf(s, "hello %d", 7));
+    {
+        WT_CURSOR *rc;
+        OK(s->create(s, "table:r", "key_format=r,value_format=S"));
+        OK(s->open_cursor(s, "table:r", NULL, NULL, &rc));
+        rc->set_key(rc, (uint64_t)7);
+        rc->set_value(rc, "x");
+        OK(rc->insert(rc));
+        rc->set_key(rc, (uint64_t)7);
+        OK(rc->remove(rc));
+        OK(rc->close(rc));
+    }
 
     /* Records written before the cursor opens are read (buffered ones included). */
     log_scan(s, scan, sizeof(scan));
-    CHECK_STR(scan, "| put:k1=v1 | put:k2=v2 rm:k1 msg:hello 7 ");
+    CHECK_STR(scan, "| put:k1=v1 | put:k2=v2 rm:k1 msg:hello 7 | colput:7=x | colrm:7 ");
 
     /* Survives close and reopen (remove=false keeps the files). */
     OK(c->close(c));
@@ -116,7 +137,7 @@ log_cursor(void)
     OK(wiredtiger_open(home, &rec.iface, "create,log=(enabled=true,remove=false)", &conn));
     OK(conn->open_session(conn, NULL, NULL, &s));
     log_scan(s, scan, sizeof(scan));
-    CHECK(strncmp(scan, "| put:k1=v1 | put:k2=v2 rm:k1 msg:hello 7 ", 42) == 0);
+    CHECK(strncmp(scan, "| put:k1=v1 | put:k2=v2 rm:k1 msg:hello 7 | colput:7=x | colrm:7 ", 65) == 0);
 
     /* search by LSN: the counter is ignored, the cursor lands on the record's first row. */
     OK(s->open_cursor(s, "log:", NULL, NULL, &lc));

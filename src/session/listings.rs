@@ -3,12 +3,14 @@
 //! it maps unlatched's journal and tables onto the reference's layouts, is here; the cursor
 //! methods are [`Listing`]'s.
 
+use std::collections::HashSet;
+
 use crate::config::{self, Method};
 use crate::conn::Connection;
 use crate::cursor::listing::{log_key, log_value, Listing, Source, TableHold, LOG_KEY_FORMAT, LOG_VALUE_FORMAT};
 use crate::durable::redo::{self, Op};
 use crate::error::{Error, Kind, Result};
-use crate::pack::Format;
+use crate::pack::{varint, Format};
 use crate::schema::Table;
 
 use super::Session;
@@ -17,6 +19,8 @@ use super::Session;
 const LOGREC_COMMIT: u32 = 1;
 const LOGREC_MESSAGE: u32 = 3;
 const LOGOP_INVALID: u32 = 0;
+const LOGOP_COL_PUT: u32 = 1;
+const LOGOP_COL_REMOVE: u32 = 2;
 const LOGOP_ROW_PUT: u32 = 4;
 const LOGOP_ROW_REMOVE: u32 = 5;
 
@@ -46,7 +50,12 @@ impl Session {
         if uri == "log:" {
             let (k, v) = formats(LOG_KEY_FORMAT, LOG_VALUE_FORMAT);
             return Ok(Some(match conn.durable().map(|d| d.journal_records()).transpose()?.flatten() {
-                Some(records) => Listing::new(Source::Log, k, v, log_rows(records)?),
+                Some(records) => {
+                    // Record-number tables' writes are column operations with the record
+                    // number as the key, as in the reference.
+                    let recno: HashSet<u64> = conn.registry().tables().iter().filter(|t| t.is_recno()).map(|t| t.id()).collect();
+                    Listing::new(Source::Log, k, v, log_rows(records, &recno)?)
+                }
                 None => Listing::failing(Source::Log, k, v, Error::unsupported("no log files found")),
             }
             .showing(LOG_KEY_FORMAT, LOG_VALUE_FORMAT)));
@@ -84,10 +93,16 @@ impl Session {
 /// The `log:` rows of the journal's records, as the reference lays them out: a commit record
 /// is a row with counter 0 (no operation, the whole record as the value) and one row per
 /// operation (counter 1, 2, ...: `WT_LOGOP_ROW_PUT` with the table's packed key and value,
-/// `WT_LOGOP_ROW_REMOVE` with the key), its transaction numbered in journal order; a message
+/// `WT_LOGOP_ROW_REMOVE` with the key; for the record-number tables in `recno`,
+/// `WT_LOGOP_COL_PUT` / `WT_LOGOP_COL_REMOVE` with the record number as 8 native-endian bytes),
+/// its transaction numbered in journal order; a message
 /// record (`log_printf`) is one row of type `WT_LOGREC_MESSAGE` whose value is the text and a
 /// NUL.
-fn log_rows(records: Vec<(u64, u64, Vec<u8>)>) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+fn log_rows(records: Vec<(u64, u64, Vec<u8>)>, recno: &HashSet<u64>) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    let column_key = |key: &[u8]| -> Result<[u8; 8]> {
+        let (n, _) = varint::decode_u64(key).map_err(|e| Error::invalid(e.to_string()))?;
+        Ok(n.to_ne_bytes())
+    };
     let mut rows = Vec::new();
     let mut txn = 0u64;
     for (no, at, record) in records {
@@ -104,6 +119,12 @@ fn log_rows(records: Vec<(u64, u64, Vec<u8>)>) -> Result<Vec<(Vec<u8>, Vec<u8>)>
         for (i, op) in ops.iter().enumerate() {
             let counter = u32::try_from(i + 1).unwrap_or(u32::MAX);
             let value = match *op {
+                Op::Put { table, key, value } if recno.contains(&table) => {
+                    log_value(txn, LOGREC_COMMIT, LOGOP_COL_PUT, table as u32, &column_key(key)?, value)
+                }
+                Op::Remove { table, key } if recno.contains(&table) => {
+                    log_value(txn, LOGREC_COMMIT, LOGOP_COL_REMOVE, table as u32, &column_key(key)?, &[])
+                }
                 Op::Put { table, key, value } => log_value(txn, LOGREC_COMMIT, LOGOP_ROW_PUT, table as u32, key, value),
                 Op::Remove { table, key } => log_value(txn, LOGREC_COMMIT, LOGOP_ROW_REMOVE, table as u32, key, &[]),
                 Op::Message { text } => log_value(txn, LOGREC_COMMIT, LOGOP_INVALID, 0, &[], text),
