@@ -230,6 +230,22 @@ metadata_cursor(void)
     OK(m->prev(m));
     OK(m->get_key(m, &k));
     CHECK_STR(k, "file:t.wt");
+    {
+        /* A duplicate is on the same entry. */
+        WT_CURSOR *d;
+        OK(s->open_cursor(s, NULL, m, NULL, &d));
+        OK(d->get_key(d, &k));
+        CHECK_STR(k, "file:t.wt");
+        OK(d->next(d));
+        OK(d->get_key(d, &k));
+        CHECK_STR(k, "table:t");
+        OK(d->close(d));
+        /* Any name after the prefix opens the same cursor, as in the reference. */
+        OK(s->open_cursor(s, "metadata:other", NULL, NULL, &d));
+        d->set_key(d, "table:t");
+        OK(d->search(d));
+        OK(d->close(d));
+    }
     m->set_key(m, "table:nope");
     CHECK_RC(m->search(m), WT_NOTFOUND);
     m->set_key(m, "table:t");

@@ -306,8 +306,16 @@ unsafe extern "C" fn open_cursor_slow(
                     return Ok(());
                 }
             }
-            if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).listing.is_some() {
-                return Err(Error::unsupported("unsupported object operation: duplicating this cursor"));
+            if let Some(listing) = to_dup.cast::<CursorHandle>().as_ref().and_then(|h| h.listing.as_deref()) {
+                if uri.is_some() {
+                    return Err(Error::invalid(
+                        "should be passed either a URI or a cursor to duplicate, but not both",
+                    ));
+                }
+                let copy = listing.duplicate()?;
+                let uri = (*to_dup.cast::<CursorHandle>()).uri.clone();
+                *cursorp = super::listing_cursor::new_handle(s, copy, uri);
+                return Ok(());
             }
             let opened = match (uri, to_dup.is_null()) {
                 (Some(uri), true) => s.core.open_cursor(&s.conn().core, uri, config),

@@ -90,6 +90,29 @@ impl Listing {
         Listing { source, key_format, value_format, rows, at: None, key: None, failure: None, shown, _hold: None }
     }
 
+    /// `open_cursor(NULL, this)`: a cursor over the same rows, on the same row (the reference
+    /// duplicates a cursor by searching for its key: `EINVAL` without one).
+    pub fn duplicate(&self) -> Result<Listing> {
+        let hold = match &self._hold {
+            Some(h) => Some(TableHold::new(Arc::clone(&h.table), Arc::clone(&h.record))?),
+            None => None,
+        };
+        let key = self.key_bytes()?.to_vec();
+        let mut copy = Listing {
+            source: self.source,
+            key_format: self.key_format.clone(),
+            value_format: self.value_format.clone(),
+            rows: self.rows.clone(),
+            at: None,
+            key: Some(Ok(key)),
+            failure: self.failure.clone(),
+            shown: self.shown.clone(),
+            _hold: hold,
+        };
+        copy.search()?;
+        Ok(copy)
+    }
+
     /// Keeps `hold` for the cursor's life.
     pub fn holding(mut self, hold: TableHold) -> Listing {
         self._hold = Some(hold);

@@ -47,7 +47,8 @@ impl Session {
         let formats = |key: &str, value: &str| {
             if raw { (format("u"), format("u")) } else { (format(key), format(value)) }
         };
-        if uri == "log:" {
+        // The reference opens these for any name after the prefix.
+        if uri.starts_with("log:") {
             let (k, v) = formats(LOG_KEY_FORMAT, LOG_VALUE_FORMAT);
             return Ok(Some(match conn.durable().map(|d| d.journal_records()).transpose()?.flatten() {
                 Some(records) => {
@@ -60,13 +61,10 @@ impl Session {
             }
             .showing(LOG_KEY_FORMAT, LOG_VALUE_FORMAT)));
         }
-        if uri == "metadata:" || uri == "metadata:create" {
+        if uri.starts_with("metadata:") {
             let (k, v) = formats("S", "S");
             let rows = metadata_rows(conn, uri == "metadata:create");
             return Ok(Some(Listing::new(Source::Metadata, k, v, rows).showing("S", "S")));
-        }
-        if uri.starts_with("log:") || uri.starts_with("metadata:") {
-            return Err(Error::invalid(format!("{uri}: invalid URI")));
         }
         let name = match cfg.str("checkpoint") {
             "" => return Ok(None),
