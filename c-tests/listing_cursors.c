@@ -382,6 +382,25 @@ checkpoint_cursor(void)
     OK(s->checkpoint(s, "drop=(nosuch)"));
     OK(s->checkpoint(s, "drop=(from=nosuch)"));
 
+    /*
+     * checkpoint_id: the same for the default checkpoint's cursors on different tables, another
+     * after a newer checkpoint, 0 on table cursors.
+     */
+    {
+        WT_CURSOR *k2, *k3;
+        OK(s->open_cursor(s, "table:t", NULL, "checkpoint=WiredTigerCheckpoint", &k));
+        OK(s->open_cursor(s, "table:u", NULL, "checkpoint=WiredTigerCheckpoint", &k2));
+        CHECK(k->checkpoint_id(k) != 0 && k->checkpoint_id(k) == k2->checkpoint_id(k2));
+        CHECK(c->checkpoint_id(c) == 0);
+        put(c, "g", "7");
+        OK(s->checkpoint(s, NULL));
+        OK(s->open_cursor(s, "table:t", NULL, "checkpoint=WiredTigerCheckpoint", &k3));
+        CHECK(k3->checkpoint_id(k3) != 0 && k3->checkpoint_id(k3) != k->checkpoint_id(k));
+        OK(k3->close(k3));
+        OK(k2->close(k2));
+        OK(k->close(k));
+    }
+
     /* A checkpoint cursor keeps its table from being dropped. */
     OK(s->open_cursor(s, "table:u", NULL, "checkpoint=late", &k));
     CHECK_RC(s->drop(s, "table:u", NULL), EBUSY);
@@ -396,7 +415,7 @@ checkpoint_cursor(void)
     OK(conn->open_session(conn, NULL, NULL, &s));
     OK(s->open_cursor(s, "table:t", NULL, "checkpoint=WiredTigerCheckpoint", &k));
     rows(k, got, sizeof(got));
-    CHECK_STR(got, "a=9 b=2 c=3 d=4 e=5 f=6 ");
+    CHECK_STR(got, "a=9 b=2 c=3 d=4 e=5 f=6 g=7 ");
     OK(k->close(k));
     /* A named checkpoint survives the reopen. */
     OK(s->open_cursor(s, "table:t", NULL, "checkpoint=late", &k));

@@ -120,6 +120,11 @@ unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
     }
 }
 
+unsafe extern "C" fn checkpoint_id(cursor: *mut WT_CURSOR) -> u64 {
+    // SAFETY: C calls this slot with its own open cursor (API contract); only read here.
+    unsafe { cursor.cast::<CursorHandle>().as_ref() }.and_then(|h| h.listing.as_deref()).map_or(0, Listing::checkpoint_id)
+}
+
 unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
     // The session's claim, not the handle's: the handle is freed before the claim ends.
     // SAFETY: the application passes a cursor handle or NULL.
@@ -187,6 +192,7 @@ fn listing_vtable() -> WT_CURSOR {
         update: Some(update),
         remove: Some(remove),
         reserve: Some(reserve),
+        checkpoint_id: Some(checkpoint_id),
         close: Some(close),
         largest_key: Some(largest_key),
         reconfigure: Some(reconfigure),

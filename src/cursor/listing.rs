@@ -49,6 +49,8 @@ pub struct Listing {
     shown: (CString, CString),
     /// A checkpoint cursor counts as an open cursor of its table (`drop` is `EBUSY`).
     _hold: Option<TableHold>,
+    /// `WT_CURSOR::checkpoint_id`: the checkpoint's number (0 for other listings).
+    checkpoint_id: u64,
 }
 
 /// A table counted as having an open cursor, until dropped.
@@ -87,7 +89,19 @@ impl Listing {
     pub fn new(source: Source, key_format: Format, value_format: Format, mut rows: Vec<(Vec<u8>, Vec<u8>)>) -> Listing {
         rows.sort_by(|a, b| a.0.cmp(&b.0));
         let shown = (c_text(&key_format), c_text(&value_format));
-        Listing { source, key_format, value_format, rows, at: None, key: None, failure: None, shown, _hold: None }
+        Listing { source, key_format, value_format, rows, at: None, key: None, failure: None, shown, _hold: None, checkpoint_id: 0 }
+    }
+
+    /// Sets what `checkpoint_id` answers: the number of the checkpoint the rows come from,
+    /// the same for every table's cursor on one checkpoint.
+    pub fn from_checkpoint(mut self, id: u64) -> Listing {
+        self.checkpoint_id = id;
+        self
+    }
+
+    /// `WT_CURSOR::checkpoint_id`.
+    pub fn checkpoint_id(&self) -> u64 {
+        self.checkpoint_id
     }
 
     /// `open_cursor(NULL, this)`: a cursor over the same rows, on the same row (the reference
@@ -108,6 +122,7 @@ impl Listing {
             failure: self.failure.clone(),
             shown: self.shown.clone(),
             _hold: hold,
+            checkpoint_id: self.checkpoint_id,
         };
         copy.search()?;
         Ok(copy)

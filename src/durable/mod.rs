@@ -394,20 +394,21 @@ impl Durable {
         Ok(Some(out))
     }
 
-    /// The rows of `table` as its last checkpoint left it, in key order; `None` when the
-    /// table was created after it (`ENOENT` for checkpoint cursors). Checkpoints wait while
-    /// the rows are read, so the checkpoint's blocks stay in place.
-    pub fn checkpoint_rows(&self, table: &Table) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>> {
+    /// The rows of `table` as its last checkpoint left it, in key order, with that
+    /// checkpoint's number; `None` when the table was created after it (`ENOENT` for
+    /// checkpoint cursors). Checkpoints wait while the rows are read, so the checkpoint's
+    /// blocks stay in place.
+    pub fn checkpoint_rows(&self, table: &Table) -> Result<Option<(u64, Vec<(Vec<u8>, Vec<u8>)>)>> {
         let Some(tree) = table.tree() else { return Ok(None) };
-        let _checkpoints = self.last_checkpoint.lock();
-        tree.checkpoint_rows()
+        let last = self.last_checkpoint.lock();
+        Ok(tree.checkpoint_rows()?.map(|rows| (*last, rows)))
     }
 
     /// `checkpoint(name=NAME, target=...)` after the checkpoint itself: copies the rows the
     /// checkpoint holds of every table (or of the `targets`) into the named checkpoint
     /// ([`named`]). Checkpoints wait meanwhile.
     pub fn name_checkpoint(&self, registry: &Registry, name: &str, targets: &[String]) -> Result<()> {
-        let _checkpoints = self.last_checkpoint.lock();
+        let last = self.last_checkpoint.lock();
         let mut tables = Vec::new();
         for table in registry.tables() {
             if !targets.is_empty() && !targets.iter().any(|t| t == table.name()) {
@@ -417,7 +418,7 @@ impl Durable {
                 tables.push((table.id(), rows));
             }
         }
-        named::write(&self.home, name, &tables)
+        named::write(&self.home, name, *last, &tables)
     }
 
     /// `checkpoint(drop=(...))`: drops named checkpoints ([`named::drop`]).
@@ -426,8 +427,9 @@ impl Durable {
         named::drop(&self.home, elements)
     }
 
-    /// The rows of `table` in the named checkpoint `name`, `None` when it does not hold it.
-    pub fn named_rows(&self, name: &str, table: &Table) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>> {
+    /// The rows of `table` in the named checkpoint `name` with the number of the checkpoint
+    /// it copied, `None` when it does not hold the table.
+    pub fn named_rows(&self, name: &str, table: &Table) -> Result<Option<(u64, Vec<(Vec<u8>, Vec<u8>)>)>> {
         named::rows(&self.home, name, table.id())
     }
 

@@ -9,7 +9,8 @@
 //! write of their rows per named checkpoint, and nothing otherwise: named checkpoints are
 //! rare, unnamed ones stay incremental.
 //!
-//! Layout, all frames ([`super::frame`]): a header (`magic`, `version`, `seq`, the name), then
+//! Layout, all frames ([`super::frame`]): a header (`magic`, `version`, `seq`, the name, the
+//! number of the checkpoint it copies: the checkpoint cursor's `checkpoint_id`), then
 //! per table `ROWS` frames (`id u64`, `count u32`, then `count` key / value pairs), then an
 //! `END` frame with the number of tables. Written under a temporary name, synced and renamed:
 //! a file that exists is whole. `seq` orders the names by creation (for `from=` / `to=`).
@@ -42,7 +43,7 @@ pub type Rows = Vec<(Vec<u8>, Vec<u8>)>;
 pub fn list(disk: &Disk) -> Result<Vec<(u64, String)>> {
     let mut out = Vec::new();
     for seq in disk.numbered(NAMED_PREFIX)? {
-        let (name, _) = read(disk, seq, None)?;
+        let (name, _, _) = read(disk, seq, None)?;
         out.push((seq, name));
     }
     Ok(out)
@@ -50,12 +51,12 @@ pub fn list(disk: &Disk) -> Result<Vec<(u64, String)>> {
 
 /// Writes the named checkpoint `name` holding `tables` (id, rows), replacing one of the same
 /// name.
-pub fn write(disk: &Disk, name: &str, tables: &[(u64, Rows)]) -> Result<()> {
+pub fn write(disk: &Disk, name: &str, checkpoint: u64, tables: &[(u64, Rows)]) -> Result<()> {
     let existing = list(disk)?;
     let seq = existing.last().map_or(1, |(s, _)| s + 1);
     let mut out = Vec::new();
     let mut p = Put::default();
-    p.u64(NAMED_MAGIC).u32(NAMED_VERSION).u64(seq).str(name);
+    p.u64(NAMED_MAGIC).u32(NAMED_VERSION).u64(seq).str(name).u64(checkpoint);
     write_frame(&mut out, &p.0);
     for (id, rows) in tables {
         // An empty table still gets its (empty) frame: the checkpoint holds it.
@@ -81,11 +82,12 @@ pub fn write(disk: &Disk, name: &str, tables: &[(u64, Rows)]) -> Result<()> {
     Ok(())
 }
 
-/// The rows of table `id` in the named checkpoint `name`; `None` when there is no checkpoint of
-/// that name or it does not hold the table.
-pub fn rows(disk: &Disk, name: &str, id: u64) -> Result<Option<Rows>> {
+/// The rows of table `id` in the named checkpoint `name`, with the number of the checkpoint it
+/// copied; `None` when there is no checkpoint of that name or it does not hold the table.
+pub fn rows(disk: &Disk, name: &str, id: u64) -> Result<Option<(u64, Rows)>> {
     let Some((seq, _)) = list(disk)?.into_iter().rev().find(|(_, n)| n == name) else { return Ok(None) };
-    Ok(read(disk, seq, Some(id))?.1)
+    let (_, checkpoint, rows) = read(disk, seq, Some(id))?;
+    Ok(rows.map(|rows| (checkpoint, rows)))
 }
 
 /// `drop=(...)` of a checkpoint: each element a name, `from=NAME` (it and every later one;
@@ -117,9 +119,9 @@ pub fn drop(disk: &Disk, elements: &[(String, Option<String>)]) -> Result<()> {
     Ok(())
 }
 
-/// Reads named checkpoint file `seq`: its name, and with `table` that table's rows (`None`
-/// when the file does not hold it).
-fn read(disk: &Disk, seq: u64, table: Option<u64>) -> Result<(String, Option<Rows>)> {
+/// Reads named checkpoint file `seq`: its name, the checkpoint it copied, and with `table`
+/// that table's rows (`None` when the file does not hold it).
+fn read(disk: &Disk, seq: u64, table: Option<u64>) -> Result<(String, u64, Option<Rows>)> {
     let fname = file_name(seq);
     let shown = disk.show(&fname);
     let file = std::fs::File::open(disk.path(&fname)).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
@@ -139,7 +141,8 @@ fn read(disk: &Disk, seq: u64, table: Option<u64>) -> Result<(String, Option<Row
         return Err(corrupt(&shown, "named checkpoint number does not match its file name"));
     }
     let name = t.str()?.to_string();
-    let Some(want) = table else { return Ok((name, None)) };
+    let checkpoint = t.u64()?;
+    let Some(want) = table else { return Ok((name, checkpoint, None)) };
     let mut found: Option<Rows> = None;
     loop {
         let payload = next()?;
@@ -156,7 +159,7 @@ fn read(disk: &Disk, seq: u64, table: Option<u64>) -> Result<(String, Option<Row
                     rows.push((t.bytes()?.to_vec(), t.bytes()?.to_vec()));
                 }
             }
-            END => return Ok((name, found)),
+            END => return Ok((name, checkpoint, found)),
             _ => return Err(corrupt(&shown, "unknown frame in a named checkpoint")),
         }
     }
@@ -191,21 +194,21 @@ mod tests {
     fn write_read_replace_and_drop() {
         let (_dir, disk) = disk();
         let many: Rows = (0..10_000u32).map(|i| (i.to_be_bytes().to_vec(), vec![1])).collect();
-        write(&disk, "a", &[(1, vec![row("k", "1")]), (2, many.clone())]).unwrap();
-        write(&disk, "b", &[(1, vec![row("k", "2")])]).unwrap();
-        write(&disk, "c", &[(1, vec![row("k", "3")])]).unwrap();
-        assert_eq!(rows(&disk, "a", 1).unwrap(), Some(vec![row("k", "1")]));
-        assert_eq!(rows(&disk, "a", 2).unwrap(), Some(many));
+        write(&disk, "a", 7, &[(1, vec![row("k", "1")]), (2, many.clone())]).unwrap();
+        write(&disk, "b", 8, &[(1, vec![row("k", "2")])]).unwrap();
+        write(&disk, "c", 9, &[(1, vec![row("k", "3")])]).unwrap();
+        assert_eq!(rows(&disk, "a", 1).unwrap(), Some((7, vec![row("k", "1")])));
+        assert_eq!(rows(&disk, "a", 2).unwrap(), Some((7, many)));
         assert_eq!(rows(&disk, "a", 3).unwrap(), None);
-        write(&disk, "empty", &[(4, Vec::new())]).unwrap();
-        assert_eq!(rows(&disk, "empty", 4).unwrap(), Some(Vec::new()));
+        write(&disk, "empty", 10, &[(4, Vec::new())]).unwrap();
+        assert_eq!(rows(&disk, "empty", 4).unwrap(), Some((10, Vec::new())));
         drop(&disk, &[("empty".into(), None)]).unwrap();
         assert_eq!(rows(&disk, "zz", 1).unwrap(), None);
         // The same name again replaces it (and moves it last).
-        write(&disk, "a", &[(1, vec![row("k", "4")])]).unwrap();
+        write(&disk, "a", 7, &[(1, vec![row("k", "4")])]).unwrap();
         let names: Vec<String> = list(&disk).unwrap().into_iter().map(|(_, n)| n).collect();
         assert_eq!(names, ["b", "c", "a"]);
-        assert_eq!(rows(&disk, "a", 1).unwrap(), Some(vec![row("k", "4")]));
+        assert_eq!(rows(&disk, "a", 1).unwrap(), Some((7, vec![row("k", "4")])));
         drop(&disk, &[("to".into(), Some("c".into()))]).unwrap();
         let names: Vec<String> = list(&disk).unwrap().into_iter().map(|(_, n)| n).collect();
         assert_eq!(names, ["a"]);

@@ -80,11 +80,12 @@ impl Session {
             Some(d) => d.named_rows(name, &table)?,
             None => None,
         };
-        let Some(rows) = rows else { return Err(Error::quiet(Kind::NoEntry)) };
+        let Some((checkpoint, rows)) = rows else { return Err(Error::quiet(Kind::NoEntry)) };
         let (key, value) = (table.key_format().clone(), table.value_format().clone());
         let (k, v) = if raw { (format("u"), format("u")) } else { (key.clone(), value.clone()) };
         let hold = TableHold::new(table, record)?;
-        Ok(Some(Listing::new(Source::Checkpoint, k, v, rows).showing(key.as_str(), value.as_str()).holding(hold)))
+        let listing = Listing::new(Source::Checkpoint, k, v, rows).showing(key.as_str(), value.as_str());
+        Ok(Some(listing.holding(hold).from_checkpoint(checkpoint)))
     }
 }
 
