@@ -13,7 +13,7 @@ use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, Format};
 use crate::schema::Table;
 
-use super::Session;
+use super::{Session, DEFAULT_CHECKPOINT};
 
 /// The reference's journal record types and operation types (`WT_LOGREC_*`, `WT_LOGOP_*`).
 const LOGREC_COMMIT: u32 = 1;
@@ -23,9 +23,6 @@ const LOGOP_COL_PUT: u32 = 1;
 const LOGOP_COL_REMOVE: u32 = 2;
 const LOGOP_ROW_PUT: u32 = 4;
 const LOGOP_ROW_REMOVE: u32 = 5;
-
-/// The name of the default checkpoint.
-const DEFAULT_CHECKPOINT: &str = "WiredTigerCheckpoint";
 
 /// Whether `open_cursor(uri, config)` opens a [`Listing`] rather than a table cursor: the cheap
 /// test the open path makes before [`Session::open_listing`].

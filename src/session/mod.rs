@@ -366,7 +366,7 @@ fn log_flush_sync(config: Option<&str>) -> Result<bool> {
 }
 
 /// The name of the last checkpoint (checkpoint cursors), reserved for it.
-const DEFAULT_CHECKPOINT: &str = "WiredTigerCheckpoint";
+pub(super) const DEFAULT_CHECKPOINT: &str = "WiredTigerCheckpoint";
 
 /// The elements of `checkpoint(drop=(...))`: a name, or `from=` / `to=` with its value.
 fn checkpoint_drops(config: Option<&str>) -> Result<Vec<(String, Option<String>)>> {
