@@ -90,8 +90,30 @@ c_tests! {
     timestamps,
     timestamps_crash,
     schema,
+    listing_cursors,
     // With its peak resident memory checked against cache_size (2 MB) + 96 MB: 60 MB with the
     // debug library, 74-78 MB with the release one (the reference: about 16 MB). Merges once held
     // an epoch guard across a whole batch and the pages readers dropped piled up (140-440 MB).
     evict_stress("6", "rss"),
+}
+
+/// `c-tests/extensions.c` with the loadable extension `c-tests/ext/collator_ext.c` built as a
+/// shared library beside it (its path is the program's argument).
+#[test]
+fn extensions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("c-tests");
+    std::fs::create_dir_all(&out_dir).expect("create the output dir");
+    let library = out_dir.join("collator_ext.so");
+    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-shared", "-fPIC"])
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg(root.join("c-tests/ext/collator_ext.c"))
+        .arg("-o")
+        .arg(&library)
+        .status()
+        .expect("run the C compiler");
+    assert!(status.success(), "compiling c-tests/ext/collator_ext.c failed");
+    run("extensions", &[library.to_str().expect("a UTF-8 path")]);
 }

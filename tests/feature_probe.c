@@ -137,6 +137,13 @@ main(int argc, char *argv[])
             report("WT_SESSION::checkpoint", ret);
             report("WT_SESSION::compact", ret == 0 ? ds->compact(ds, "table:probe", NULL) : ret);
             report("WT_SESSION::verify", ret == 0 ? ds->verify(ds, "table:probe", NULL) : ret);
+            {
+                WT_CURSOR *kc;
+                int kret = ret != 0 ? ret : ds->open_cursor(ds, "table:probe", NULL, "checkpoint=WiredTigerCheckpoint", &kc);
+                report("checkpoint cursors", kret);
+                if (kret == 0)
+                    (void)kc->close(kc);
+            }
             (void)disk->close(disk, NULL);
         }
     }
@@ -179,6 +186,16 @@ main(int argc, char *argv[])
     report("WT_SESSION::open_cursor", s->open_cursor(s, "table:probe", NULL, NULL, &c));
     ret = s->open_cursor(s, "statistics:", NULL, NULL, &stats);
     report("statistics cursors", ret);
+    if (ret == 0)
+        (void)stats->close(stats);
+    ret = s->open_cursor(s, "metadata:", NULL, NULL, &stats);
+    report("metadata cursors", ret == 0 ? stats->next(stats) : ret);
+    if (ret == 0)
+        (void)stats->close(stats);
+    /* In memory there is no journal: the cursor opens, and reading it is ENOTSUP (as the
+     * reference); the on-disk journal is covered by c-tests/listing_cursors.c. */
+    ret = s->open_cursor(s, "log:", NULL, NULL, &stats);
+    report("log cursors", ret);
     if (ret == 0)
         (void)stats->close(stats);
     report("WT_SESSION::alter", s->alter(s, "table:probe", "app_metadata=probe"));

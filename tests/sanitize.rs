@@ -45,6 +45,8 @@ const C_TESTS: &[&str] = &[
     "timestamps",
     "timestamps_crash",
     "schema",
+    "listing_cursors",
+    "extensions",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -171,6 +173,8 @@ sanitized_tests! { c_test:
     asan_ubsan_c_timestamps => "timestamps",
     asan_ubsan_c_timestamps_crash => "timestamps_crash",
     asan_ubsan_c_schema => "schema",
+    asan_ubsan_c_listing_cursors => "listing_cursors",
+    asan_ubsan_c_extensions => "extensions",
 }
 
 sanitized_tests! { example:

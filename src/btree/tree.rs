@@ -19,8 +19,8 @@
 use std::borrow::Cow;
 use std::cmp::Ordering as Cmp;
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::{Arc, OnceLock};
 
 use crossbeam_utils::CachePadded;
@@ -268,6 +268,9 @@ pub struct Tree {
     /// The root of the last durable checkpoint, and the one a checkpoint being taken records
     /// (verification checks both).
     checkpoint_roots: Mutex<(Option<Addr>, Option<Addr>)>,
+    /// Whether a durable checkpoint holds this tree (opened from one, or checkpointed since):
+    /// checkpoint cursors on a table created after the last checkpoint are `ENOENT`.
+    checkpointed: AtomicBool,
 }
 
 /// A change to one key: its new value, or `None` to remove it.
@@ -280,15 +283,15 @@ type Entry = (Vec<u8>, Addr);
 impl Tree {
     /// An empty tree in a new block file, its pages counted against `budget`.
     pub fn create(file: BlockFile, limits: Limits, budget: Arc<Cache>) -> Tree {
-        Tree::with(Arc::new(file), None, limits, budget)
+        Tree::with(Arc::new(file), None, limits, budget, false)
     }
 
     /// The tree a checkpoint recorded; `file` was opened with the record's space.
     pub fn open(file: BlockFile, root: Option<Addr>, limits: Limits, budget: Arc<Cache>) -> Tree {
-        Tree::with(Arc::new(file), root, limits, budget)
+        Tree::with(Arc::new(file), root, limits, budget, true)
     }
 
-    fn with(file: Arc<BlockFile>, root: Option<Addr>, limits: Limits, budget: Arc<Cache>) -> Tree {
+    fn with(file: Arc<BlockFile>, root: Option<Addr>, limits: Limits, budget: Arc<Cache>, opened: bool) -> Tree {
         Tree {
             file,
             roots: AtomicShared::new(Roots { list: vec![(0, root)] }),
@@ -302,6 +305,7 @@ impl Tree {
             writer: Mutex::new(()),
             merges: Mutex::new(0),
             checkpoint_roots: Mutex::new((root, root)),
+            checkpointed: AtomicBool::new(opened),
         }
     }
 
@@ -718,6 +722,33 @@ impl Tree {
         self.file.checkpoint_durable(released);
         let mut roots = self.checkpoint_roots.lock();
         roots.0 = roots.1;
+        self.checkpointed.store(true, Release);
+    }
+
+    /// Every (key, value) of the last durable checkpoint's version, in key order, or `None`
+    /// when no durable checkpoint holds the tree. The caller keeps checkpoints out meanwhile
+    /// (the version's blocks stay where they are until the next one). Pages are read for the
+    /// caller alone when not cached, as a merge reads them.
+    pub fn checkpoint_rows(&self) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>> {
+        if !self.checkpointed.load(Acquire) {
+            return Ok(None);
+        }
+        let mut rows = Vec::new();
+        let Some(root) = self.checkpoint_root() else { return Ok(Some(rows)) };
+        let mut stack = vec![root];
+        while let Some(addr) = stack.pop() {
+            let page = self.pin(addr)?;
+            if page.is_leaf() {
+                for i in 0..page.len() {
+                    let key = self.item(&page, page.key_cell(i))?.into_owned();
+                    rows.push((key, self.item(&page, page.value_cell(i))?.into_owned()));
+                }
+            } else {
+                // Children pushed last first, so the leftmost is read next.
+                stack.extend((0..page.len()).rev().map(|i| page.child(i)));
+            }
+        }
+        Ok(Some(rows))
     }
 
     /// Drops every cached page (tests; eviction under memory pressure).

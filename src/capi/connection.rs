@@ -56,6 +56,9 @@ unsafe extern "C" fn close(conn: *mut WT_CONNECTION, config: *const c_char) -> c
             }
         }
         let closed = c.core.close();
+        // The registered extensions' terminate methods, then the loaded libraries' (the
+        // reference's order: after the sessions and the final checkpoint).
+        c.core.extensions().terminate();
         let rc = match closed {
             Err(e) if rc == 0 => fail(&e, c.events, std::ptr::null_mut(), &c.core.error_prefix(), "WT_CONNECTION.close"),
             _ => rc,
@@ -100,6 +103,35 @@ unsafe extern "C" fn open_session(
             *sessionp = session::open(c, c.events.or(event_handler), c_str(config)?)?;
             Ok(())
         })
+    }
+}
+
+unsafe extern "C" fn add_collator(
+    conn: *mut WT_CONNECTION,
+    name: *const c_char,
+    collator: *mut WT_COLLATOR,
+    config: *const c_char,
+) -> c_int {
+    let _ = config;
+    // SAFETY: the application's open connection, strings and collator.
+    unsafe { call(conn, "WT_CONNECTION.add_collator", |c| super::extensions::add_collator(c, name, collator)) }
+}
+
+unsafe extern "C" fn add_compressor(
+    conn: *mut WT_CONNECTION,
+    name: *const c_char,
+    compressor: *mut WT_COMPRESSOR,
+    config: *const c_char,
+) -> c_int {
+    let _ = config;
+    // SAFETY: the application's open connection, strings and compressor.
+    unsafe { call(conn, "WT_CONNECTION.add_compressor", |c| super::extensions::add_compressor(c, name, compressor)) }
+}
+
+unsafe extern "C" fn load_extension(conn: *mut WT_CONNECTION, path: *const c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's open connection and strings.
+    unsafe {
+        call(conn, "WT_CONNECTION.load_extension", |c| super::extensions::load_extension(c, conn, path, config))
     }
 }
 
@@ -149,10 +181,7 @@ not_yet! {
     debug_info(config: *const c_char) => "WT_CONNECTION.debug_info";
     compile_configuration(method: *const c_char, s: *const c_char, compiled: *mut *const c_char) => "WT_CONNECTION.compile_configuration";
     configure_method(method: *const c_char, uri: *const c_char, config: *const c_char, t: *const c_char, check: *const c_char) => "WT_CONNECTION.configure_method";
-    load_extension(path: *const c_char, config: *const c_char) => "WT_CONNECTION.load_extension";
     add_data_source(prefix: *const c_char, ds: *mut WT_DATA_SOURCE, config: *const c_char) => "WT_CONNECTION.add_data_source";
-    add_collator(name: *const c_char, x: *mut WT_COLLATOR, config: *const c_char) => "WT_CONNECTION.add_collator";
-    add_compressor(name: *const c_char, x: *mut WT_COMPRESSOR, config: *const c_char) => "WT_CONNECTION.add_compressor";
     add_encryptor(name: *const c_char, x: *mut WT_ENCRYPTOR, config: *const c_char) => "WT_CONNECTION.add_encryptor";
     add_extractor(name: *const c_char, x: *mut WT_EXTRACTOR, config: *const c_char) => "WT_CONNECTION.add_extractor";
     set_file_system(fs: *mut WT_FILE_SYSTEM, config: *const c_char) => "WT_CONNECTION.set_file_system";

@@ -90,6 +90,7 @@ pub fn new_handle(session: &mut SessionHandle, id: CursorId, uri: CString) -> *m
         raw: false,
         stats: None,
         schema: None,
+        listing: None,
     });
     init_iface(session, &mut handle);
     let raw = Box::into_raw(handle);

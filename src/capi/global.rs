@@ -11,7 +11,7 @@ use crate::error::{code, strerror};
 use super::boundary::{fail, guard, install_panic_hook};
 use super::connection::new_handle;
 use super::events::Events;
-use super::handles::c_str;
+use super::handles::{c_str, ConnectionHandle};
 use super::types::{WT_CONNECTION, WT_EVENT_HANDLER};
 
 /// Opens a database in `home` (NULL means "."; with `in_memory=true` nothing is written
@@ -46,6 +46,22 @@ pub unsafe extern "C" fn wiredtiger_open(
                     events.message(std::ptr::null_mut(), text);
                 }
                 let conn = new_handle(core, events);
+                // `extensions=`: the libraries are loaded with the connection open, as the
+                // reference's; a failure closes it again.
+                // SAFETY: the handle just made; the configuration string as validated above.
+                let loaded = unsafe {
+                    let handle = ConnectionHandle::from_ptr(conn).expect("just made");
+                    c_str(config).and_then(|config| super::extensions::load_listed(handle, conn, config))
+                };
+                if let Err(e) = loaded {
+                    let rc = fail(&e, events, std::ptr::null_mut(), "", "wiredtiger_open");
+                    // SAFETY: the connection just opened, used by nothing else.
+                    if let Some(close) = unsafe { (*conn).close } {
+                        // SAFETY: as above; it is not used afterwards.
+                        unsafe { close(conn, std::ptr::null()) };
+                    }
+                    return rc;
+                }
                 events.general(conn, 2);
                 // SAFETY: checked non-NULL above.
                 unsafe { *connectionp = conn };

@@ -38,7 +38,8 @@ pub struct SessionHandle {
     pub events: Events,
     /// Cursor handles by `CursorId`, parallel to the core's cursor set.
     pub cursors: Vec<*mut CursorHandle>,
-    /// Open `statistics:` cursor handles (not in the core's cursor set).
+    /// Open `statistics:`, `log:`, `metadata:` and checkpoint cursor handles (not in the
+    /// core's cursor set).
     pub stats_cursors: Vec<*mut CursorHandle>,
     /// Open schema cursor handles (their internal cursors are in the core's cursor set).
     pub schema_cursors: Vec<*mut CursorHandle>,
@@ -78,6 +79,9 @@ pub struct CursorHandle {
     /// A schema cursor's state (`index:`, projections, tables with column groups or indices;
     /// its `id` then names no session cursor either).
     pub schema: Option<Box<crate::session::SchemaCursor>>,
+    /// A `log:`, `metadata:` or checkpoint cursor's rows (its `id` then names no session
+    /// cursor).
+    pub listing: Option<Box<crate::cursor::listing::Listing>>,
     /// The URI exactly as the application passed it (`WT_CURSOR::uri`).
     pub uri: CString,
     /// Closed by the application (parked in the session's cache; `diagnostic` checks).

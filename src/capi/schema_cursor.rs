@@ -31,6 +31,7 @@ pub fn new_handle(session: &mut SessionHandle, cursor: SchemaCursor, uri: CStrin
         raw: false,
         stats: None,
         schema: None,
+        listing: None,
         core: None,
         entry: None,
         #[cfg(feature = "diagnostic")]

@@ -310,6 +310,29 @@ unsafe extern "C" fn open_cursor_slow(
             if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).stats.is_some() {
                 return Err(Error::unsupported("unsupported object operation: statistics:"));
             }
+            if let Some(uri) = uri.filter(|u| crate::session::is_listing(u, config)) {
+                if !to_dup.is_null() {
+                    return Err(Error::invalid(
+                        "should be passed either a URI or a cursor to duplicate, but not both",
+                    ));
+                }
+                if let Some(listing) = s.core.open_listing(&s.conn().core, uri, config)? {
+                    let uri = CString::new(uri).expect("came from a C string");
+                    *cursorp = super::listing_cursor::new_handle(s, listing, uri);
+                    return Ok(());
+                }
+            }
+            if let Some(listing) = to_dup.cast::<CursorHandle>().as_ref().and_then(|h| h.listing.as_deref()) {
+                if uri.is_some() {
+                    return Err(Error::invalid(
+                        "should be passed either a URI or a cursor to duplicate, but not both",
+                    ));
+                }
+                let copy = listing.duplicate()?;
+                let uri = (*to_dup.cast::<CursorHandle>()).uri.clone();
+                *cursorp = super::listing_cursor::new_handle(s, copy, uri);
+                return Ok(());
+            }
             if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).schema.is_some() {
                 return Err(Error::unsupported("duplicating index, projection and column-group table cursors is not supported yet"));
             }

@@ -195,6 +195,14 @@ unsafe fn set_item(cursor: *mut WT_CURSOR, args: *const UlArg, key: bool) {
             }
             return;
         }
+        // SAFETY: as above.
+        if let Some(listing) = unsafe { (*cursor.cast::<CursorHandle>()).listing.as_deref_mut() } {
+            // Read-only: a value set has nowhere to go (writes are refused).
+            if key {
+                listing.set_key_with(pack);
+            }
+            return;
+        }
         if key {
             session.core.set_key_with(id, pack);
         } else {
@@ -219,12 +227,14 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
         let Some((session, id)) = (unsafe { CursorHandle::parts(cursor) }) else { return code::EINVAL };
         // SAFETY: the shim passes the application's cursor handle; only read here.
         let handle = unsafe { &*cursor.cast::<CursorHandle>() };
-        let (bytes, fmt) = match (handle.stats.as_deref(), handle.schema.as_deref()) {
-            (Some(stats), _) if key => (stats.view().key_bytes(), stats.view().api_key_format()),
-            (Some(stats), _) => (stats.view().value_bytes(), stats.view().api_value_format()),
-            (_, Some(schema)) if key => (schema.key_bytes(), schema.api_key_format()),
-            (_, Some(schema)) => (schema.value_bytes(), schema.api_value_format()),
-            (None, None) => {
+        let (bytes, fmt) = match (handle.stats.as_deref(), handle.schema.as_deref(), handle.listing.as_deref()) {
+            (Some(stats), _, _) if key => (stats.view().key_bytes(), stats.view().api_key_format()),
+            (Some(stats), _, _) => (stats.view().value_bytes(), stats.view().api_value_format()),
+            (_, Some(schema), _) if key => (schema.key_bytes(), schema.api_key_format()),
+            (_, Some(schema), _) => (schema.value_bytes(), schema.api_value_format()),
+            (_, _, Some(listing)) if key => (listing.key_bytes(), listing.api_key_format()),
+            (_, _, Some(listing)) => (listing.value_bytes(), listing.api_value_format()),
+            (None, None, None) => {
                 let cursor = session.core.cursor(id);
                 if key {
                     (cursor.key_bytes(), cursor.api_key_format())

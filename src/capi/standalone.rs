@@ -110,11 +110,13 @@ type Modification = (usize, usize, std::ops::Range<usize>);
 const RUN_GAP: usize = 8;
 
 /// Modifications turning `old` into `new` that write at most `maxdiff` bytes in at most `room`
-/// entries, or `None`. Two candidates, the one writing fewer bytes wins:
+/// entries, or `None`. Three candidates, the one writing fewer bytes wins:
 /// - one span between the common prefix and the common suffix (an insertion or removal
 ///   anywhere, or one changed region);
 /// - the changed runs of the two values compared byte by byte from the prefix on (changes in
-///   place, several regions), then one entry for the difference in length at the end.
+///   place, several regions), then one entry for the difference in length at the end;
+/// - the edits where the values go out of step and back ([`aligned`]: insertions and removals
+///   in several places).
 fn modifications(old: &[u8], new: &[u8], maxdiff: usize, room: usize) -> Option<Vec<Modification>> {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let room_left = old.len().min(new.len()) - prefix;
@@ -153,9 +155,51 @@ fn modifications(old: &[u8], new: &[u8], maxdiff: usize, room: usize) -> Option<
 
     let written = |m: &[Modification]| m.iter().map(|(_, _, w)| w.len()).sum::<usize>();
     let fits = |m: &Vec<Modification>| m.len() <= room && written(m) <= maxdiff;
-    let mut candidates = [span, runs];
+    let mut candidates = vec![span, runs];
+    candidates.extend(aligned(old, new, maxdiff));
     candidates.sort_by_key(|m| (written(m), m.len()));
     candidates.into_iter().find(fits)
+}
+
+/// Bytes that must match in both values for [`aligned`] to take them as back in step.
+const SYNC_LEN: usize = 8;
+/// How far [`aligned`] looks ahead in either value for the place where they are back in step.
+const SYNC_WINDOW: usize = 512;
+
+/// The third candidate of [`modifications`]: edits where the values go out of step (bytes
+/// replaced, inserted or removed, several places, lengths changing), found by walking both
+/// values and, at each difference, looking for the nearest pair of positions (fewest bytes
+/// skipped in both) where [`SYNC_LEN`] bytes, or both ends, agree again. Each entry's offset is
+/// in the value as the entries before it left it, which is the new value's position. `None`
+/// when no place to get back in step lies within the window or `maxdiff`.
+fn aligned(old: &[u8], new: &[u8], maxdiff: usize) -> Option<Vec<Modification>> {
+    let in_step = |a: usize, b: usize| {
+        let n = SYNC_LEN.min(old.len() - a).min(new.len() - b);
+        old[a..a + n] == new[b..b + n] && (n == SYNC_LEN || (a + n == old.len() && b + n == new.len()))
+    };
+    let (mut i, mut j, mut written) = (0, 0, 0);
+    let mut out: Vec<Modification> = Vec::new();
+    while i < old.len() && j < new.len() {
+        if old[i] == new[j] {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        let max_di = SYNC_WINDOW.min(old.len() - i);
+        let max_dj = SYNC_WINDOW.min(new.len() - j).min(maxdiff - written);
+        let found = (1..=max_di + max_dj).find_map(|t| {
+            (t.saturating_sub(max_di)..=t.min(max_dj)).map(|dj| (t - dj, dj)).find(|&(di, dj)| in_step(i + di, j + dj))
+        });
+        let (di, dj) = found?;
+        out.push((j, di, j..j + dj));
+        written += dj;
+        i += di;
+        j += dj;
+    }
+    if i < old.len() || j < new.len() {
+        out.push((j, old.len() - i, j..new.len()));
+    }
+    Some(out)
 }
 
 /// Describes `newv` as modifications of `oldv` in `entries` (room for `*nentriesp`), setting
@@ -274,6 +318,29 @@ mod tests {
         assert_eq!(modifications(&old, &c, 100, 16).map(|m| m.len()), Some(3));
         assert!(modifications(&old, &c, 2, 16).is_none());
         assert!(modifications(&old, &b"z".repeat(200), 10, 16).is_none());
+    }
+
+    #[test]
+    fn edits_that_change_lengths_in_several_places() {
+        // examples/c/ex_all.c's case: the reference finds it within 20 bytes.
+        let old = b"the quick brown fox jumped over the lazy dog. THE QUICK BROWN FOX JUMPED OVER THE LAZY DOG. \
+                    the quick brown fox jumped over the lazy dog. THE QUICK BROWN FOX JUMPED OVER THE LAZY DOG. ";
+        let new = b"A quick brown fox jumped over the lazy dog. THE QUICK BROWN FOX JUMPED OVER THE LAZY DOG. \
+                    then a quick brown fox jumped over the lazy dog. THE QUICK BROWN FOX JUMPED OVER THE LAZY DOG. \
+                    then what?";
+        let m = modifications(old, new, 20, 3).expect("within 20 bytes and 3 entries");
+        assert_eq!(apply(old, &m, new), new.to_vec());
+        assert!(modifications(old, new, 10, 3).is_none());
+        // Deletions and insertions mixed with replacements, checked by applying them.
+        let base: Vec<u8> = (0..300u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut edited = base.clone();
+        edited.drain(20..25);
+        edited.splice(100..100, *b"inserted");
+        edited[200] ^= 1;
+        edited.truncate(280);
+        let m = modifications(&base, &edited, 64, 8).expect("small edits");
+        assert_eq!(apply(&base, &m, &edited), edited);
+        assert_eq!(modifications(&base, &base, 10, 1), Some(Vec::new()));
     }
 
     #[test]

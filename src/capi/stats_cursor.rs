@@ -30,6 +30,7 @@ pub fn new_handle(session: &mut SessionHandle, stats: StatsCursor, uri: CString)
         raw: false,
         stats: Some(Box::new(stats)),
         schema: None,
+        listing: None,
         core: None,
         entry: None,
         #[cfg(feature = "diagnostic")]

@@ -1,6 +1,7 @@
 //! The connection: settings, the table registry and the fixed array of session slots.
 
 mod eviction;
+pub mod extensions;
 mod evictor;
 mod home;
 mod settings;
@@ -186,6 +187,8 @@ pub struct Connection {
     cache: Arc<Cache>,
     /// The eviction server of an on-disk database.
     evictor: Mutex<Option<Evictor>>,
+    /// Collators and compressors the application registered.
+    extensions: extensions::Extensions,
 }
 
 impl Connection {
@@ -235,6 +238,7 @@ impl Connection {
             txn,
             cache,
             evictor: Mutex::new(None),
+            extensions: extensions::Extensions::default(),
             durable,
             checkpointer: Mutex::new((CheckpointConfig::default(), None)),
             eviction: Mutex::new(eviction),
@@ -355,6 +359,11 @@ impl Connection {
             Some(d) => d.close(&self.registry, self.txn.checkpoint_bounds()),
             None => Ok(()),
         }
+    }
+
+    /// The collators and compressors the application registered.
+    pub fn extensions(&self) -> &extensions::Extensions {
+        &self.extensions
     }
 
     /// Whether this open created the database (always true in memory).

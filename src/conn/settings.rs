@@ -28,9 +28,6 @@ impl Settings {
         if cfg.bool("readonly") {
             return Err(Error::unsupported("readonly connections are not supported yet"));
         }
-        if !cfg.list("extensions").is_empty() {
-            return Err(Error::unsupported("extensions are not supported"));
-        }
         let encryption = cfg.str("encryption.name");
         if !encryption.is_empty() && encryption != "none" {
             return Err(Error::unsupported("encryption is not supported"));

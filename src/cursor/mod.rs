@@ -10,6 +10,7 @@ mod bounds;
 mod config;
 mod edits;
 mod fixed;
+pub mod listing;
 mod state;
 
 pub use bounds::{Bound, BoundAction, Bounds};

@@ -343,6 +343,13 @@ impl Journal {
         Ok(())
     }
 
+    /// Writes what is buffered (no sync), so that a reader of the files sees every record
+    /// committed so far (`log:` cursors).
+    pub fn write_buffered(&self) -> Result<()> {
+        let sh = &self.shared;
+        sh.write_buffered(&mut sh.files.lock())
+    }
+
     /// Writes what is buffered (no sync), as the writer thread would have before the process
     /// died; errors are dropped (tests of recovery that abandon a connection).
     pub fn write_out(&self) {
@@ -723,6 +730,37 @@ fn new_file(disk: &Disk, no: u64) -> Result<LogFile> {
     disk.sync(&file, &fname)?;
     disk.sync_dir()?;
     Ok(LogFile { file, no, len: header.len() as u64 })
+}
+
+/// Reads every journal file in `disk`, oldest first, and calls `each` with the file's number,
+/// the record's offset in it and the record (`log:` cursors). Read-only: a file's records end
+/// at its first frame that does not read whole (a tail being written, or damage recovery
+/// reported when the database opened); a file that vanished meanwhile (removed by a
+/// checkpoint) is skipped.
+pub fn scan(disk: &Disk, mut each: impl FnMut(u64, u64, &[u8])) -> Result<()> {
+    for no in disk.numbered(LOG_PREFIX)? {
+        let fname = name(no);
+        let shown = disk.show(&fname);
+        let file = match File::open(disk.path(&fname)) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(format!("{shown}: open"), &e)),
+        };
+        let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
+        let mut r = FrameReader::new(BufReader::new(&file), size);
+        // The header frame.
+        if !matches!(r.next_frame(), Ok(Next::Frame(_))) {
+            continue;
+        }
+        loop {
+            let at = r.good;
+            match r.next_frame() {
+                Ok(Next::Frame(payload)) => each(no, at, &payload),
+                _ => break,
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What [`replay`] found.

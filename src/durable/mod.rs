@@ -28,6 +28,7 @@ pub mod faults;
 pub mod frame;
 pub mod journal;
 pub mod meta;
+pub mod named;
 pub mod redo;
 pub mod slots;
 
@@ -452,6 +453,55 @@ impl Durable {
         if let Some(j) = &self.journal {
             j.write_out();
         }
+    }
+
+    /// Every journal record on disk, oldest first, with its file number and offset, after
+    /// writing out what is buffered (`log:` cursors). `None` without a journal.
+    pub fn journal_records(&self) -> Result<Option<Vec<(u64, u64, Vec<u8>)>>> {
+        let Some(j) = &self.journal else { return Ok(None) };
+        j.write_buffered()?;
+        let mut out = Vec::new();
+        journal::scan(&self.log_dir, |no, at, record| out.push((no, at, record.to_vec())))?;
+        Ok(Some(out))
+    }
+
+    /// The rows of `table` as its last checkpoint left it, in key order, with that
+    /// checkpoint's number; `None` when the table was created after it (`ENOENT` for
+    /// checkpoint cursors). Checkpoints wait while the rows are read, so the checkpoint's
+    /// blocks stay in place.
+    pub fn checkpoint_rows(&self, table: &Table) -> Result<Option<(u64, Vec<(Vec<u8>, Vec<u8>)>)>> {
+        let Some(tree) = table.tree() else { return Ok(None) };
+        let last = self.last_checkpoint.lock();
+        Ok(tree.checkpoint_rows()?.map(|rows| (*last, rows)))
+    }
+
+    /// `checkpoint(name=NAME, target=...)` after the checkpoint itself: copies the rows the
+    /// checkpoint holds of every table (or of the `targets`) into the named checkpoint
+    /// ([`named`]). Checkpoints wait meanwhile.
+    pub fn name_checkpoint(&self, registry: &Registry, name: &str, targets: &[String]) -> Result<()> {
+        let last = self.last_checkpoint.lock();
+        let mut tables = Vec::new();
+        for table in registry.tables() {
+            if !targets.is_empty() && !targets.iter().any(|t| t == table.name()) {
+                continue;
+            }
+            if let Some(rows) = table.tree().map(|t| t.checkpoint_rows()).transpose()?.flatten() {
+                tables.push((table.id(), rows));
+            }
+        }
+        named::write(&self.home, name, *last, &tables)
+    }
+
+    /// `checkpoint(drop=(...))`: drops named checkpoints ([`named::drop`]).
+    pub fn drop_named(&self, elements: &[(String, Option<String>)]) -> Result<()> {
+        let _checkpoints = self.last_checkpoint.lock();
+        named::drop(&self.home, elements)
+    }
+
+    /// The rows of `table` in the named checkpoint `name` with the number of the checkpoint
+    /// it copied, `None` when it does not hold the table.
+    pub fn named_rows(&self, name: &str, table: &Table) -> Result<Option<(u64, Vec<(Vec<u8>, Vec<u8>)>)>> {
+        named::rows(&self.home, name, table.id())
     }
 
     /// `WT_SESSION::log_flush`: writes the buffered journal records, and syncs with `sync`.

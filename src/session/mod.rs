@@ -4,6 +4,7 @@
 
 mod cache;
 mod cursors;
+mod listings;
 mod pinned;
 #[cfg(test)]
 mod reuse_tests;
@@ -18,6 +19,7 @@ mod uri;
 
 pub use cursors::{Closed, CursorId, Entry, QuickClose, QuickOpen};
 pub use schema_cursor::SchemaCursor;
+pub use listings::is_listing;
 pub use schema_ops::Opened;
 pub use statistics::StatsCursor;
 pub use truncate::Truncate;
@@ -224,7 +226,7 @@ impl Session {
 
     /// `WT_SESSION::checkpoint`.
     pub fn checkpoint(&mut self, conn: &Connection, config: Option<&str>) -> Result<()> {
-        self.in_txn(config::validate(Method::Checkpoint, config, None).map_err(Error::from))?;
+        let cfg = self.in_txn(config::validate(Method::Checkpoint, config, None).map_err(Error::from))?;
         // The reference refuses an in-memory database first, even inside a transaction.
         let Some(durable) = conn.durable() else {
             return self.in_txn(Err(Error::unsupported("not supported for in-memory configurations")));
@@ -234,7 +236,32 @@ impl Session {
         // (traces/README.md §5.5): positioned cursors lose their place.
         self.cursors.reset_walk();
         self.idle_check();
-        durable.checkpoint_in(conn.registry(), &mut self.txn)
+        let drops = checkpoint_drops(config)?;
+        let name = cfg.str("name");
+        for reserved in std::iter::once(name).chain(drops.iter().map(|(k, _)| k.as_str())) {
+            if reserved.starts_with(DEFAULT_CHECKPOINT) {
+                return Err(Error::invalid(format!("the checkpoint name \"{DEFAULT_CHECKPOINT}\" is reserved")));
+            }
+        }
+        let targets: Vec<String> = cfg.list("target").into_iter().map(str::to_string).collect();
+        for target in &targets {
+            let missing = match Uri::parse(target)? {
+                Uri::Table(t) => conn.registry().get(t).is_none(),
+                Uri::NotYet(_) => true,
+            };
+            if missing {
+                return Err(Error::new(crate::error::Kind::NoEntry, format!("{target}: No such file or directory")));
+            }
+        }
+        if !drops.is_empty() {
+            durable.drop_named(&drops)?;
+        }
+        durable.checkpoint_in(conn.registry(), &mut self.txn)?;
+        if name.is_empty() {
+            return Ok(());
+        }
+        let tables: Vec<String> = targets.iter().map(|t| t.strip_prefix("table:").unwrap_or(t).to_string()).collect();
+        durable.name_checkpoint(conn.registry(), name, &tables)
     }
 
     /// `WT_SESSION::log_flush`: writes the journal's buffered records, and with `sync=on`
@@ -340,4 +367,23 @@ fn log_flush_sync(config: Option<&str>) -> Result<bool> {
         };
     }
     Ok(sync)
+}
+
+/// The name of the last checkpoint (checkpoint cursors), reserved for it.
+pub(super) const DEFAULT_CHECKPOINT: &str = "WiredTigerCheckpoint";
+
+/// The elements of `checkpoint(drop=(...))`: a name, or `from=` / `to=` with its value.
+fn checkpoint_drops(config: Option<&str>) -> Result<Vec<(String, Option<String>)>> {
+    let Some(item) = config.and_then(|c| config::Parser::find(c, "drop")) else { return Ok(Vec::new()) };
+    let inner = item.text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(item.text);
+    let mut out = Vec::new();
+    for pair in config::Parser::new(inner) {
+        let (key, value) = pair?;
+        let value = match value.kind {
+            config::ItemKind::Bool if value.text.is_empty() => None,
+            _ => Some(value.text.to_string()),
+        };
+        out.push((key.to_string(), value));
+    }
+    Ok(out)
 }

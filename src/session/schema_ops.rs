@@ -2,6 +2,7 @@
 
 use crate::btree::tree::Limits;
 use crate::config::{self, Method};
+use crate::conn::extensions::ExtensionKind;
 use crate::conn::Connection;
 use crate::cursor::{Cursor, CursorConfig};
 use crate::error::{Error, Kind, Result};
@@ -46,7 +47,9 @@ impl Session {
         }
         let groups = cfg.list("colgroups");
         let schema = if groups.is_empty() { String::new() } else { format!("colgroups={}", groups.join(",")) };
-        for key in ["block_compressor", "collator", "extractor", "encryption.name"] {
+        conn.extensions().check_create(ExtensionKind::Collator, cfg.str("collator"))?;
+        conn.extensions().check_create(ExtensionKind::Compressor, cfg.str("block_compressor"))?;
+        for key in ["extractor", "encryption.name"] {
             let value = cfg.str(key);
             if !value.is_empty() && value != "none" {
                 return Err(Error::unsupported(format!("{key}={value} is not supported")));
@@ -228,13 +231,14 @@ impl Session {
     }
 }
 
-/// Checkpoint cursors (`checkpoint=NAME`) do not exist yet: a cursor on the live table in their
-/// place would read the wrong data and let writes through, so any checkpoint name is refused.
+/// Checkpoint cursors (`checkpoint=NAME`) are opened before this path (`Session::open_listing`);
+/// one reaching it (a duplicate of a table cursor asked to read a checkpoint) is refused
+/// rather than served by a cursor on the live table, which would read the wrong data.
 fn refuse_checkpoint_cursor(config: &config::Config<'_>) -> Result<()> {
     match config.str("checkpoint") {
         "" => Ok(()),
         name => Err(Error::unsupported(format!(
-            "checkpoint cursors are not supported yet (checkpoint={name}): the cursor would read the live table"
+            "checkpoint={name}: a checkpoint cursor cannot be made by duplicating a cursor"
         ))),
     }
 }

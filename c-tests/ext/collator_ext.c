@@ -1,0 +1,89 @@
+/*
+ * A loadable extension for c-tests/extensions.c: its entry function registers a collator and a
+ * compressor with the connection it is given; its terminate function and the terminate methods
+ * append to a file named by UL_EXT_TRACE, so the test can check what ran at close, in order.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "wiredtiger.h"
+
+static void
+trace(const char *what)
+{
+    const char *path = getenv("UL_EXT_TRACE");
+    FILE *f;
+    if (path == NULL || (f = fopen(path, "a")) == NULL)
+        return;
+    fprintf(f, "%s\n", what);
+    fclose(f);
+}
+
+static int
+compare_nocase(WT_COLLATOR *collator, WT_SESSION *session, const WT_ITEM *a, const WT_ITEM *b, int *cmp)
+{
+    (void)collator;
+    (void)session;
+    *cmp = strcasecmp((const char *)a->data, (const char *)b->data);
+    return (0);
+}
+
+static int
+collator_terminate(WT_COLLATOR *collator, WT_SESSION *session)
+{
+    (void)collator;
+    (void)session;
+    trace("collator terminate");
+    return (0);
+}
+
+static WT_COLLATOR ext_nocase = {compare_nocase, NULL, collator_terminate};
+
+static int
+copy_compress(WT_COMPRESSOR *compressor, WT_SESSION *session, uint8_t *src, size_t src_len, uint8_t *dst,
+  size_t dst_len, size_t *result_lenp, int *compression_failed)
+{
+    (void)compressor;
+    (void)session;
+    (void)src;
+    (void)dst;
+    (void)dst_len;
+    *result_lenp = src_len;
+    *compression_failed = 1;
+    return (0);
+}
+
+static int
+copy_decompress(WT_COMPRESSOR *compressor, WT_SESSION *session, uint8_t *src, size_t src_len, uint8_t *dst,
+  size_t dst_len, size_t *result_lenp)
+{
+    (void)compressor;
+    (void)session;
+    memcpy(dst, src, src_len < dst_len ? src_len : dst_len);
+    *result_lenp = src_len;
+    return (0);
+}
+
+static WT_COMPRESSOR ext_copy = {copy_compress, copy_decompress, NULL, NULL};
+
+int
+wiredtiger_extension_init(WT_CONNECTION *connection, WT_CONFIG_ARG *config)
+{
+    int ret;
+    (void)config;
+    trace("init");
+    if ((ret = connection->add_collator(connection, "ext_nocase", &ext_nocase, NULL)) != 0)
+        return (ret);
+    return (connection->add_compressor(connection, "ext_copy", &ext_copy, NULL));
+}
+
+int
+wiredtiger_extension_terminate(WT_CONNECTION *connection)
+{
+    (void)connection;
+    trace("library terminate");
+    return (0);
+}

@@ -1,0 +1,143 @@
+/*
+ * Collators and compressors the application supplies (WT_CONNECTION::add_collator,
+ * add_compressor, load_extension), with the reference's answers recorded from WiredTiger
+ * 11.3.1: registering a name twice succeeds; "none" is EINVAL "invalid name for a collator:
+ * none"; create with an unregistered collator or compressor is EINVAL "unknown collator 'NAME'"
+ * ("unknown compressor 'NAME'"; the reference's built-in compressors are not loaded either);
+ * "none" means no extension. Each registered extension's terminate method runs at close.
+ *
+ * Tables using a registered collator or compressor are not supported yet: create answers
+ * ENOTSUP (ARCHITECTURE.md, Extensions), where the reference creates them.
+ *
+ * With an argument, the path of c-tests/ext/collator_ext.c built as a shared library: it is
+ * loaded with load_extension, registers "ext_nocase" and "ext_copy", and its terminate functions
+ * run at close (traced through the file UL_EXT_TRACE names).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "util.h"
+
+static ul_recorder rec;
+static int terminated;
+
+static int
+compare_nocase(WT_COLLATOR *collator, WT_SESSION *session, const WT_ITEM *a, const WT_ITEM *b, int *cmp)
+{
+    (void)collator;
+    (void)session;
+    *cmp = strcasecmp((const char *)a->data, (const char *)b->data);
+    return (0);
+}
+
+static int
+terminate(WT_COLLATOR *collator, WT_SESSION *session)
+{
+    (void)collator;
+    (void)session;
+    terminated++;
+    return (0);
+}
+
+static WT_COLLATOR nocase = {compare_nocase, NULL, terminate};
+static WT_COLLATOR plain = {compare_nocase, NULL, NULL};
+
+static void
+registration(void)
+{
+    WT_CONNECTION *conn;
+    WT_SESSION *s;
+
+    ul_open(&rec, "create,in_memory=true", &conn, &s);
+    OK(conn->add_collator(conn, "nocase", &nocase, NULL));
+    OK(conn->add_collator(conn, "nocase", &plain, NULL));
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->add_collator(conn, "none", &plain, NULL), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "invalid name for a collator: none");
+
+    ul_recorder_clear(&rec);
+    CHECK_RC(s->create(s, "table:a", "key_format=S,value_format=S,collator=missing"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown collator 'missing'");
+    CHECK_RC(s->create(s, "table:b", "key_format=S,value_format=S,block_compressor=missing"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown compressor 'missing'");
+    CHECK_RC(s->create(s, "table:c", "key_format=S,value_format=S,block_compressor=snappy"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown compressor 'snappy'");
+    OK(s->create(s, "table:d", "key_format=S,value_format=S,collator=none,block_compressor=none"));
+
+    /* Not supported yet. */
+    CHECK_RC(s->create(s, "table:e", "key_format=S,value_format=S,collator=nocase"), ENOTSUP);
+    CHECK_MSG(&rec, ENOTSUP, "collator=nocase");
+
+    terminated = 0;
+    OK(conn->close(conn, NULL));
+    /* Registered twice with a terminate method the first time. */
+    CHECK(terminated == 1);
+}
+
+static void
+loaded(const char *library)
+{
+    WT_CONNECTION *conn;
+    WT_SESSION *s;
+    char trace[512], text[256] = "";
+    FILE *f;
+    size_t n;
+
+    snprintf(trace, sizeof(trace), "%s.trace", library);
+    remove(trace);
+    setenv("UL_EXT_TRACE", trace, 1);
+    ul_open(&rec, "create,in_memory=true", &conn, &s);
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->load_extension(conn, "/nonexistent/ext.so", NULL), EINVAL);
+    OK(conn->load_extension(conn, library, NULL));
+    /* What the entry function registered is known to create. */
+    CHECK_RC(s->create(s, "table:e", "key_format=S,value_format=S,collator=ext_nocase"), ENOTSUP);
+    CHECK_RC(s->create(s, "table:f", "key_format=S,value_format=S,block_compressor=ext_copy"), ENOTSUP);
+    CHECK_RC(s->create(s, "table:g", "key_format=S,value_format=S,collator=ext_other"), EINVAL);
+    /* A missing entry function. */
+    CHECK_RC(conn->load_extension(conn, library, "entry=no_such_function"), EINVAL);
+    OK(conn->close(conn, NULL));
+    if ((f = fopen(trace, "r")) != NULL) {
+        n = fread(text, 1, sizeof(text) - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    /* Loaded twice (the second without its entry), so one init; terminates newest first. */
+    CHECK_STR(text, "init\ncollator terminate\nlibrary terminate\n");
+    remove(trace);
+
+    /* wiredtiger_open's extensions=: loaded with the connection; a bad one fails the open. */
+    {
+        char config[1024];
+        snprintf(config, sizeof(config),
+          "create,in_memory=true,extensions=[\"%s\"=(entry=wiredtiger_extension_init)]", library);
+        OK(wiredtiger_open(NULL, &rec.iface, config, &conn));
+        OK(conn->open_session(conn, NULL, NULL, &s));
+        CHECK_RC(s->create(s, "table:e", "key_format=S,value_format=S,collator=ext_nocase"), ENOTSUP);
+        OK(conn->close(conn, NULL));
+        snprintf(config, sizeof(config), "create,in_memory=true,extensions=[\"%s\",\"/nonexistent/x.so\"]", library);
+        conn = NULL;
+        CHECK_RC(wiredtiger_open(NULL, &rec.iface, config, &conn), EINVAL);
+        CHECK(conn == NULL);
+    }
+    if ((f = fopen(trace, "r")) != NULL) {
+        n = fread(text, 1, sizeof(text) - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    CHECK_STR(text, "init\ncollator terminate\nlibrary terminate\ninit\ncollator terminate\nlibrary terminate\n");
+    remove(trace);
+}
+
+int
+main(int argc, char **argv)
+{
+    ul_recorder_init(&rec);
+    registration();
+    if (argc > 1)
+        loaded(argv[1]);
+    printf("extensions: %d checks, %d failures\n", ul_checks, ul_failures);
+    return ul_failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,221 @@
+//! `WT_CONNECTION::add_collator`, `add_compressor` and `load_extension`: convert, register with
+//! the core's [`Extensions`](crate::conn::extensions::Extensions), and arrange the calls the
+//! reference makes when the connection closes (each registered extension's `terminate`, then
+//! each loaded library's terminate function, newest first).
+
+use std::ffi::{CStr, CString};
+
+use libc::{c_char, c_int, c_void};
+
+use crate::config::{ItemKind, Parser};
+use crate::conn::extensions::ExtensionKind;
+use crate::error::{Error, Result};
+
+use super::handles::{c_str, ConnectionHandle};
+use super::types::{WT_COLLATOR, WT_COMPRESSOR, WT_CONNECTION, WT_SESSION};
+
+type Terminate<T> = unsafe extern "C" fn(*mut T, *mut WT_SESSION) -> c_int;
+
+/// The leading slots of `WT_COLLATOR` (extension_types.h), to reach `terminate`.
+#[repr(C)]
+struct CollatorSlots {
+    compare: *const c_void,
+    customize: *const c_void,
+    terminate: Option<Terminate<WT_COLLATOR>>,
+}
+
+/// The leading slots of `WT_COMPRESSOR` (extension_types.h), to reach `terminate`.
+#[repr(C)]
+struct CompressorSlots {
+    compress: *const c_void,
+    decompress: *const c_void,
+    pre_size: *const c_void,
+    terminate: Option<Terminate<WT_COMPRESSOR>>,
+}
+
+/// A pointer the application passed, moved into the close action that uses it.
+struct Sendable<T>(*mut T);
+// SAFETY: the application's extension objects live until the connection closes (the API's
+// rule) and are used by the closing thread only.
+unsafe impl<T> Send for Sendable<T> {}
+
+/// `add_collator` / `add_compressor`: `object` is the application's `WT_COLLATOR` /
+/// `WT_COMPRESSOR`, `terminate` its terminate slot (read now: the struct is the application's
+/// and fixed once registered).
+///
+/// # Safety
+/// `name` and `config` are NUL-terminated or NULL; `object` NULL or the application's struct.
+unsafe fn add<T: 'static>(
+    c: &ConnectionHandle,
+    kind: ExtensionKind,
+    name: *const c_char,
+    object: *mut T,
+    terminate: Option<Terminate<T>>,
+) -> Result<()> {
+    // SAFETY: per the contract.
+    let name = unsafe { c_str(name) }?.ok_or_else(|| Error::invalid("NULL name"))?;
+    if object.is_null() {
+        return Err(Error::invalid("NULL extension"));
+    }
+    let object = Sendable(object);
+    let action = terminate.map(|t| -> crate::conn::extensions::Terminate {
+        Box::new(move || {
+            let object = object;
+            // SAFETY: the application's terminate method with its own object; no session is
+            // open any more (the reference passes its internal one).
+            unsafe { t(object.0, std::ptr::null_mut()) };
+        })
+    });
+    c.core.extensions().add(kind, name, action)
+}
+
+/// `WT_CONNECTION::add_collator`.
+///
+/// # Safety
+/// As the C method: the application's open connection, strings and collator.
+pub unsafe fn add_collator(c: &ConnectionHandle, name: *const c_char, collator: *mut WT_COLLATOR) -> Result<()> {
+    // SAFETY: a non-NULL collator is the application's `WT_COLLATOR`, whose leading slots
+    // `CollatorSlots` mirrors.
+    let terminate = unsafe { collator.cast::<CollatorSlots>().as_ref() }.and_then(|s| s.terminate);
+    // SAFETY: per the contract.
+    unsafe { add(c, ExtensionKind::Collator, name, collator, terminate) }
+}
+
+/// `WT_CONNECTION::add_compressor`.
+///
+/// # Safety
+/// As the C method: the application's open connection, strings and compressor.
+pub unsafe fn add_compressor(c: &ConnectionHandle, name: *const c_char, compressor: *mut WT_COMPRESSOR) -> Result<()> {
+    // SAFETY: a non-NULL compressor is the application's `WT_COMPRESSOR`, whose leading slots
+    // `CompressorSlots` mirrors.
+    let terminate = unsafe { compressor.cast::<CompressorSlots>().as_ref() }.and_then(|s| s.terminate);
+    // SAFETY: per the contract.
+    unsafe { add(c, ExtensionKind::Compressor, name, compressor, terminate) }
+}
+
+/// The `load_extension` settings: entry and terminate function names.
+fn load_settings(config: Option<&str>) -> Result<(String, String)> {
+    let mut entry = "wiredtiger_extension_init".to_string();
+    let mut terminate = "wiredtiger_extension_terminate".to_string();
+    for pair in Parser::new(config.unwrap_or("")) {
+        let (key, value) = pair?;
+        let text = || match value.kind {
+            ItemKind::String | ItemKind::Id => Ok(value.text.to_string()),
+            _ => Err(Error::invalid(format!("{key}: expected a function name"))),
+        };
+        match key {
+            "entry" => entry = text()?,
+            "terminate" => terminate = text()?,
+            "config" | "early_load" => {}
+            _ => return Err(Error::invalid(format!("unknown configuration key '{key}'"))),
+        }
+    }
+    Ok((entry, terminate))
+}
+
+/// The last `dlerror` text.
+fn dl_error() -> String {
+    // SAFETY: dlerror returns NULL or a NUL-terminated string valid until the next dl call on
+    // this thread.
+    unsafe {
+        let e = libc::dlerror();
+        if e.is_null() { "unknown error".to_string() } else { CStr::from_ptr(e).to_string_lossy().into_owned() }
+    }
+}
+
+/// A loaded library, closed when the connection closes.
+struct Library(*mut c_void);
+// SAFETY: a dlopen handle may be used and closed from any thread.
+unsafe impl Send for Library {}
+
+/// `WT_CONNECTION::load_extension`: loads the shared library at `path` and calls its entry
+/// function (`wiredtiger_extension_init`, or `entry=`) with the connection; at close its
+/// terminate function (`wiredtiger_extension_terminate`, or `terminate=`) is called if it has
+/// one, and the library is closed. The entry function's configuration argument is NULL (its
+/// `config=` string would be read through `WT_EXTENSION_API::config_get`, which is not
+/// provided: `get_extension_api` answers NULL).
+///
+/// # Safety
+/// As the C method: the application's open connection and strings.
+pub unsafe fn load_extension(c: &ConnectionHandle, conn: *mut WT_CONNECTION, path: *const c_char, config: *const c_char) -> Result<()> {
+    // SAFETY: per the contract.
+    let (path_text, config) = unsafe { (c_str(path)?, c_str(config)?) };
+    let path_text = path_text.ok_or_else(|| Error::invalid("NULL path"))?;
+    // SAFETY: per the contract.
+    unsafe { load(c, conn, path_text, config) }
+}
+
+/// `wiredtiger_open`'s `extensions=[PATH, PATH=(entry=...,terminate=...), ...]`: loads each as
+/// `load_extension` does, in order.
+///
+/// # Safety
+/// `conn` is the connection `c` is the handle of, just opened.
+pub unsafe fn load_listed(c: &ConnectionHandle, conn: *mut WT_CONNECTION, config: Option<&str>) -> Result<()> {
+    let Some(list) = config.and_then(|cfg| Parser::find(cfg, "extensions")) else { return Ok(()) };
+    let inner = list.text.strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or(list.text);
+    let inner = inner.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(inner);
+    for pair in Parser::new(inner) {
+        let (path, value) = pair?;
+        let config = match value.kind {
+            ItemKind::Struct => Some(value.text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(value.text)),
+            _ => None,
+        };
+        // SAFETY: per the contract.
+        unsafe { load(c, conn, path, config)? };
+    }
+    Ok(())
+}
+
+/// Loads the library at `path_text` (see [`load_extension`]).
+///
+/// # Safety
+/// `conn` is the connection `c` is the handle of.
+unsafe fn load(c: &ConnectionHandle, conn: *mut WT_CONNECTION, path_text: &str, config: Option<&str>) -> Result<()> {
+    let (entry, terminate) = load_settings(config)?;
+    let cpath = CString::new(path_text).map_err(|_| Error::invalid("bad path"))?;
+    // SAFETY: a NUL-terminated path; the library's initializers run here, as with the
+    // reference.
+    let lib = unsafe { libc::dlopen(cpath.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    if lib.is_null() {
+        return Err(Error::invalid(format!("dlopen({path_text}): {}", dl_error())));
+    }
+    let symbol = |name: &str| {
+        let name = CString::new(name).unwrap_or_default();
+        // SAFETY: a live handle and a NUL-terminated name.
+        unsafe { libc::dlsym(lib, name.as_ptr()) }
+    };
+    let init = symbol(&entry);
+    if init.is_null() {
+        // SAFETY: the handle just opened, unused elsewhere.
+        unsafe { libc::dlclose(lib) };
+        return Err(Error::invalid(format!("{path_text}: no {entry} function")));
+    }
+    type Init = unsafe extern "C" fn(*mut WT_CONNECTION, *mut c_void) -> c_int;
+    type Term = unsafe extern "C" fn(*mut WT_CONNECTION) -> c_int;
+    // SAFETY: the extension interface: the entry function has the reference's signature.
+    let init: Init = unsafe { std::mem::transmute::<*mut c_void, Init>(init) };
+    let term = symbol(&terminate);
+    let term: Option<Term> = (!term.is_null()).then(|| {
+        // SAFETY: as for the entry function.
+        unsafe { std::mem::transmute::<*mut c_void, Term>(term) }
+    });
+    let (library, connection) = (Library(lib), Sendable(conn));
+    // Registered before the entry runs, so that it runs after what the entry registers is
+    // terminated (close runs the actions newest first).
+    c.core.extensions().on_close(Box::new(move || {
+        let (library, connection) = (library, connection);
+        if let Some(term) = term {
+            // SAFETY: the library's terminate function with the connection being closed.
+            unsafe { term(connection.0) };
+        }
+        // SAFETY: nothing of the library is used after its terminate function.
+        unsafe { libc::dlclose(library.0) };
+    }));
+    // SAFETY: the entry function of the extension with the application's connection.
+    let rc = unsafe { init(conn, std::ptr::null_mut()) };
+    if rc != 0 {
+        let kind = if rc > 0 { crate::error::Kind::Os(rc) } else { crate::error::Kind::Generic };
+        return Err(Error::new(kind, format!("{path_text}: {entry} returned {rc}")));
+    }
+    Ok(())
+}

@@ -1,0 +1,205 @@
+//! `log:`, `metadata:` and checkpoint cursor handles: the same public struct and shim as table
+//! cursors, another method table. Each method converts and delegates to the handle's
+//! [`Listing`]. The handles live on the session's list of cursors outside the core's set
+//! (with the statistics cursors), which frees them at session close.
+
+use std::ffi::CString;
+
+use libc::{c_char, c_int};
+
+use crate::cursor::listing::{unsupported, Listing};
+use crate::error::{code, Result};
+
+use super::boundary::guard;
+use super::cursor::{report, vtable};
+use super::handles::{CursorHandle, SessionHandle};
+use super::shim::UlPlan;
+use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY};
+
+/// The handle of a newly opened listing cursor.
+pub fn new_handle(session: &mut SessionHandle, listing: Listing, uri: CString) -> *mut WT_CURSOR {
+    let mut handle = Box::new(CursorHandle {
+        iface: listing_vtable(),
+        key_plan: UlPlan::of(listing.api_key_format().cargs()),
+        value_plan: UlPlan::of(listing.api_value_format().cargs()),
+        id: crate::session::CursorId(usize::MAX),
+        uri,
+        // The shim's integer fast path is for table cursors only.
+        key_int: None,
+        value_int: None,
+        raw: false,
+        stats: None,
+        listing: Some(Box::new(listing)),
+        schema: None,
+        core: None,
+        entry: None,
+        #[cfg(feature = "diagnostic")]
+        closed: false,
+    });
+    handle.iface.uri = handle.uri.as_ptr();
+    if let Some(listing) = handle.listing.as_deref() {
+        let (key, value) = listing.shown_formats();
+        handle.iface.key_format = key.as_ptr();
+        handle.iface.value_format = value.as_ptr();
+    }
+    handle.iface.session = session.as_ptr();
+    let raw = Box::into_raw(handle);
+    session.stats_cursors.push(raw);
+    // SAFETY: the Box's first field is the public struct; the handle lives until `close`.
+    unsafe { &mut (*raw).iface }
+}
+
+/// Runs a listing cursor method: finds the handle's listing and session, runs `body`, reports
+/// errors through the session.
+unsafe fn call(cursor: *mut WT_CURSOR, api: &str, body: impl FnOnce(&mut Listing) -> Result<()>) -> c_int {
+    // SAFETY: the application passes a cursor handle or NULL.
+    let _call = match unsafe { super::diagnostic::cursor_call(cursor, api, true) } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
+    guard(api, code::WT_PANIC, || {
+        // SAFETY: the application passes an open listing cursor; its session is live and used
+        // by no other thread (the API's threading rule).
+        let Some((handle, session)) = (unsafe { parts(cursor) }) else { return code::EINVAL };
+        let Some(listing) = handle.listing.as_deref_mut() else { return code::EINVAL };
+        match body(listing) {
+            Ok(()) => 0,
+            Err(e) => report(session, &e, api),
+        }
+    })
+}
+
+/// The handle and its session.
+///
+/// # Safety
+/// `cursor` must be NULL or an open cursor handle whose session no other thread uses.
+unsafe fn parts<'a>(cursor: *mut WT_CURSOR) -> Option<(&'a mut CursorHandle, &'a mut SessionHandle)> {
+    // SAFETY: per the contract; the handle and the session are distinct allocations.
+    unsafe {
+        let handle = cursor.cast::<CursorHandle>().as_mut()?;
+        let session = SessionHandle::from_ptr(handle.iface.session)?;
+        Some((handle, session))
+    }
+}
+
+unsafe extern "C" fn next(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor (API contract).
+    unsafe { call(cursor, "WT_CURSOR.next", Listing::next) }
+}
+
+unsafe extern "C" fn prev(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor (API contract).
+    unsafe { call(cursor, "WT_CURSOR.prev", Listing::prev) }
+}
+
+unsafe extern "C" fn search(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor (API contract).
+    unsafe { call(cursor, "WT_CURSOR.search", Listing::search) }
+}
+
+unsafe extern "C" fn search_near(cursor: *mut WT_CURSOR, exactp: *mut c_int) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor (API contract); `exactp` is NULL or
+    // the application's int.
+    unsafe {
+        call(cursor, "WT_CURSOR.search_near", |l| {
+            let exact = l.search_near()?;
+            if let Some(out) = exactp.as_mut() {
+                *out = exact;
+            }
+            Ok(())
+        })
+    }
+}
+
+unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor (API contract).
+    unsafe {
+        call(cursor, "WT_CURSOR.reset", |l| {
+            l.reset();
+            Ok(())
+        })
+    }
+}
+
+unsafe extern "C" fn checkpoint_id(cursor: *mut WT_CURSOR) -> u64 {
+    // SAFETY: C calls this slot with its own open cursor (API contract); only read here.
+    unsafe { cursor.cast::<CursorHandle>().as_ref() }.and_then(|h| h.listing.as_deref()).map_or(0, Listing::checkpoint_id)
+}
+
+unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
+    // The session's claim, not the handle's: the handle is freed before the claim ends.
+    // SAFETY: the application passes a cursor handle or NULL.
+    let _call = match unsafe { super::diagnostic::cursor_call(cursor, "WT_CURSOR.close", false) } {
+        Ok(call) => call,
+        Err(rc) => return rc,
+    };
+    guard("WT_CURSOR.close", code::WT_PANIC, || {
+        // SAFETY: the application passes an open listing cursor and does not use it again.
+        let Some((handle, session)) = (unsafe { parts(cursor) }) else { return code::EINVAL };
+        let raw = std::ptr::from_mut(handle);
+        let Some(at) = session.stats_cursors.iter().position(|&c| c == raw) else { return code::EINVAL };
+        session.stats_cursors.swap_remove(at);
+        // SAFETY: made by `new_handle` for this session, now off its list.
+        unsafe { super::stats_cursor::free(session, raw) };
+        0
+    })
+}
+
+/// Every other method: `ENOTSUP` "Unsupported cursor operation", as the reference's.
+unsafe fn refuse(cursor: *mut WT_CURSOR, api: &str) -> c_int {
+    // SAFETY: C calls the slot with its own open cursor (API contract).
+    unsafe { call(cursor, api, |_| Err(unsupported())) }
+}
+
+macro_rules! refused {
+    ($($name:ident ( $($arg:ident : $ty:ty),* ) => $api:literal;)*) => {$(
+        unsafe extern "C" fn $name(cursor: *mut WT_CURSOR $(, $arg: $ty)*) -> c_int {
+            $(let _ = $arg;)*
+            // SAFETY: C calls this slot with its own open cursor (API contract).
+            unsafe { refuse(cursor, $api) }
+        }
+    )*};
+}
+
+refused! {
+    get_raw_key_value(key: *mut WT_ITEM, value: *mut WT_ITEM) => "WT_CURSOR.get_raw_key_value";
+    compare(other: *mut WT_CURSOR, comparep: *mut c_int) => "WT_CURSOR.compare";
+    equals(other: *mut WT_CURSOR, equalp: *mut c_int) => "WT_CURSOR.equals";
+    insert() => "WT_CURSOR.insert";
+    modify(entries: *mut WT_MODIFY, nentries: c_int) => "WT_CURSOR.modify";
+    update() => "WT_CURSOR.update";
+    remove() => "WT_CURSOR.remove";
+    reserve() => "WT_CURSOR.reserve";
+    largest_key() => "WT_CURSOR.largest_key";
+    reconfigure(config: *const c_char) => "WT_CURSOR.reconfigure";
+    bound(config: *const c_char) => "WT_CURSOR.bound";
+    cache() => "WT_CURSOR.cache";
+    reopen(check_only: bool) => "WT_CURSOR.reopen";
+}
+
+/// The method table of listing cursors.
+fn listing_vtable() -> WT_CURSOR {
+    WT_CURSOR {
+        get_raw_key_value: Some(get_raw_key_value),
+        compare: Some(compare),
+        equals: Some(equals),
+        next: Some(next),
+        prev: Some(prev),
+        reset: Some(reset),
+        search: Some(search),
+        search_near: Some(search_near),
+        insert: Some(insert),
+        modify: Some(modify),
+        update: Some(update),
+        remove: Some(remove),
+        reserve: Some(reserve),
+        checkpoint_id: Some(checkpoint_id),
+        close: Some(close),
+        largest_key: Some(largest_key),
+        reconfigure: Some(reconfigure),
+        bound: Some(bound),
+        cache: Some(cache),
+        reopen: Some(reopen),
+        ..vtable()
+    }
+}
