@@ -544,6 +544,19 @@ on_disk(const char *home)
     conn->open_session(conn, &handler, NULL, &s);
     s->open_cursor(s, "table:d", NULL, NULL, &c);
     scan(c, "[reopened]");
+    /* use_timestamp=false: the checkpoint, or the close, holds every commit. */
+    put(s, c, "k5", "v40", "commit_timestamp=40");
+    DO(s->checkpoint(s, "use_timestamp=false"));
+    conn_query("last_checkpoint");
+    put(s, c, "k6", "v50", "commit_timestamp=50");
+    DO(c->close(c));
+    DO(conn->close(conn, "use_timestamp=false"));
+    DO(wiredtiger_open(home, &handler, NULL, &conn));
+    conn_query("recovery");
+    conn_query("stable");
+    conn->open_session(conn, &handler, NULL, &s);
+    s->open_cursor(s, "table:d", NULL, NULL, &c);
+    scan(c, "[reopened after use_timestamp=false]");
     DO(c->close(c));
     DO(conn->close(conn, NULL));
 }

@@ -42,8 +42,9 @@ unsafe extern "C" fn close(conn: *mut WT_CONNECTION, config: *const c_char) -> c
         // The connection closes even when its configuration is bad (api.md, close).
         // SAFETY: NUL-terminated string or NULL.
         let checked = unsafe { c_str(config) }.and_then(Connection::check_close_config);
+        let use_timestamp = *checked.as_ref().unwrap_or(&true);
         let rc = match checked {
-            Ok(()) => 0,
+            Ok(_) => 0,
             Err(e) => fail(&e, c.events, std::ptr::null_mut(), &c.core.error_prefix(), "WT_CONNECTION.close"),
         };
         c.events.general(conn, 1);
@@ -55,7 +56,7 @@ unsafe extern "C" fn close(conn: *mut WT_CONNECTION, config: *const c_char) -> c
                 unsafe { session::free(s, c.events) };
             }
         }
-        let closed = c.core.close();
+        let closed = c.core.close_using(use_timestamp);
         // The registered extensions' terminate methods, then the loaded libraries' (the
         // reference's order: after the sessions and the final checkpoint).
         c.core.extensions().terminate();

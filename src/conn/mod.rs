@@ -350,13 +350,19 @@ impl Connection {
     /// The end of a clean close (every session closed): the statistics log and the background
     /// checkpoint thread stop, and an on-disk database takes its final checkpoint.
     pub fn close(&self) -> Result<()> {
+        self.close_using(true)
+    }
+
+    /// [`close`](Self::close); with `use_timestamp` false the final checkpoint holds every
+    /// commit, whatever the stable timestamp (`WT_CONNECTION::close(use_timestamp=false)`).
+    pub fn close_using(&self, use_timestamp: bool) -> Result<()> {
         if let Some(evictor) = self.evictor.lock().take() {
             evictor.stop();
         }
         self.close_stats_log();
         self.stop_checkpointer(self.checkpointer.lock().1.take());
         match &self.durable {
-            Some(d) => d.close(&self.registry, self.txn.checkpoint_bounds()),
+            Some(d) => d.close(&self.registry, self.txn.checkpoint_bounds().using_timestamp(use_timestamp)),
             None => Ok(()),
         }
     }
@@ -516,8 +522,9 @@ impl Connection {
     }
 
     /// Validates the configuration of `WT_CONNECTION::close` (the connection closes anyway).
-    pub fn check_close_config(config: Option<&str>) -> Result<()> {
-        config::validate(Method::ConnClose, config, None).map(drop).map_err(Error::from)
+    /// Checks `WT_CONNECTION::close`'s configuration; returns its `use_timestamp`.
+    pub fn check_close_config(config: Option<&str>) -> Result<bool> {
+        config::validate(Method::ConnClose, config, None).map(|cfg| cfg.bool("use_timestamp")).map_err(Error::from)
     }
 }
 

@@ -372,9 +372,15 @@ impl Durable {
     /// A checkpoint at a fresh snapshot of `txn` (a session's, or the background thread's),
     /// pinned in its slot while the checkpoint writes.
     pub fn checkpoint_in(&self, registry: &Registry, txn: &mut Txn) -> Result<()> {
+        self.checkpoint_using(registry, txn, true)
+    }
+
+    /// [`checkpoint_in`](Self::checkpoint_in), as of the stable timestamp (`use_timestamp`) or
+    /// holding every commit.
+    pub fn checkpoint_using(&self, registry: &Registry, txn: &mut Txn, use_timestamp: bool) -> Result<()> {
         txn.reset_snapshot()?;
         let horizon = txn.horizon_now();
-        let bounds = txn.checkpoint_bounds();
+        let bounds = txn.checkpoint_bounds().using_timestamp(use_timestamp);
         let out = self.checkpoint(registry, || txn.checkpoint_view(), &|| horizon, bounds);
         txn.reset_snapshot()?;
         if out.is_ok() {

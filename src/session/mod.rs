@@ -256,7 +256,7 @@ impl Session {
         if !drops.is_empty() {
             durable.drop_named(&drops)?;
         }
-        durable.checkpoint_in(conn.registry(), &mut self.txn)?;
+        durable.checkpoint_using(conn.registry(), &mut self.txn, cfg.bool("use_timestamp"))?;
         if name.is_empty() {
             return Ok(());
         }

@@ -102,6 +102,18 @@ pub struct CheckpointStamps {
     pub oldest: u64,
 }
 
+impl CheckpointStamps {
+    /// These stamps, or with `use_timestamp` false every commit and no stable timestamp
+    /// (`checkpoint(use_timestamp=false)`: the reference then records none).
+    pub fn using_timestamp(self, use_timestamp: bool) -> CheckpointStamps {
+        if use_timestamp {
+            self
+        } else {
+            CheckpointStamps { bound: crate::store::NO_READ_TS, stable: 0, ..self }
+        }
+    }
+}
+
 /// Committed versions a closed session could not reclaim yet, by table.
 type Orphans = Vec<(Arc<Table>, Committed)>;
 
