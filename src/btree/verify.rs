@@ -196,6 +196,10 @@ impl Verifier<'_> {
                 }
             }
             shape.leaf_pages += 1;
+            for i in 0..page.len() {
+                let stored = [page.key_cell(i), page.value_cell(i)];
+                shape.overflow_items += stored.into_iter().filter(|&cell| page.inline(cell).is_none()).count() as u64;
+            }
             match *leaf_depth {
                 Some(d) if d != depth => {
                     return Err(self.bad(addr.offset, &format!("leaf at depth {depth}, other leaves at depth {d}")));
