@@ -48,7 +48,9 @@ pub fn capi(data: &[u8]) {
 fn connection() -> *mut WT_CONNECTION {
     static CONN: OnceLock<usize> = OnceLock::new();
     let addr = *CONN.get_or_init(|| {
-        let home = scratch_home("conn");
+        // In memory nothing is written to the home; one connection per process claims it.
+        let home = std::env::temp_dir();
+        let home = CString::new(home.to_str().expect("UTF-8 temporary directory")).expect("no NUL in a path");
         let mut conn: *mut WT_CONNECTION = null_mut();
         // SAFETY: NUL-terminated strings, a handler that lives for the process, our out-pointer.
         let rc = unsafe { wiredtiger_open(home.as_ptr(), quiet(), c"create,in_memory=true".as_ptr(), &mut conn) };
@@ -56,13 +58,6 @@ fn connection() -> *mut WT_CONNECTION {
         conn as usize
     });
     addr as *mut WT_CONNECTION
-}
-
-/// A folder of this process's own under the temporary directory.
-fn scratch_home(what: &str) -> CString {
-    let dir = std::env::temp_dir().join(format!("unlatched-fuzz-{what}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("fuzz home");
-    CString::new(dir.to_str().expect("UTF-8 temporary directory")).expect("no NUL in a path")
 }
 
 /// An event handler that drops every message (bad inputs are the point here).
