@@ -47,6 +47,7 @@ fn ondisk() {
 #[test]
 fn files() {
     replay("files");
+    unlatched::fuzz::remove_scratch();
 }
 
 /// Every target is replayed by a test above.

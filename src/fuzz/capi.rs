@@ -48,7 +48,9 @@ pub fn capi(data: &[u8]) {
 fn connection() -> *mut WT_CONNECTION {
     static CONN: OnceLock<usize> = OnceLock::new();
     let addr = *CONN.get_or_init(|| {
-        let home = scratch_home("conn");
+        // In memory nothing is written to the home; one connection per process claims it.
+        let home = std::env::temp_dir();
+        let home = CString::new(home.to_str().expect("UTF-8 temporary directory")).expect("no NUL in a path");
         let mut conn: *mut WT_CONNECTION = null_mut();
         // SAFETY: NUL-terminated strings, a handler that lives for the process, our out-pointer.
         let rc = unsafe { wiredtiger_open(home.as_ptr(), quiet(), c"create,in_memory=true".as_ptr(), &mut conn) };
@@ -56,13 +58,6 @@ fn connection() -> *mut WT_CONNECTION {
         conn as usize
     });
     addr as *mut WT_CONNECTION
-}
-
-/// A folder of this process's own under the temporary directory.
-fn scratch_home(what: &str) -> CString {
-    let dir = std::env::temp_dir().join(format!("unlatched-fuzz-{what}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("fuzz home");
-    CString::new(dir.to_str().expect("UTF-8 temporary directory")).expect("no NUL in a path")
 }
 
 /// An event handler that drops every message (bad inputs are the point here).
@@ -236,33 +231,45 @@ impl Run {
 }
 
 /// The C argument the cursor's key (or value) format takes, when it takes exactly one (a
-/// raw cursor's is an item).
-fn single_carg(c: *mut WT_CURSOR, raw: bool, key: bool) -> Option<CArg> {
+/// raw cursor's is an item), and the field's width (for `Ns`).
+fn single_carg(c: *mut WT_CURSOR, raw: bool, key: bool) -> Option<(CArg, usize)> {
     if raw {
-        return Some(CArg::Item);
+        return Some((CArg::Item, 0));
     }
     // SAFETY: a live cursor: its formats are NUL-terminated strings it owns.
     let format = unsafe { std::ffi::CStr::from_ptr(if key { (*c).key_format } else { (*c).value_format }) };
-    match Format::parse(format.to_str().ok()?).ok()?.cargs() {
-        [one] => Some(*one),
+    let format = Format::parse(format.to_str().ok()?).ok()?;
+    match (format.cargs(), format.fields()) {
+        ([one], [field]) => Some((*one, field.size() as usize)),
         _ => None,
     }
 }
+
+/// Widest `Ns` field the harness fills (the API reads exactly N bytes from the pointer).
+const MAX_FIXED: usize = 1 << 20;
 
 /// Sets the key (or value) from `arg` as the cursor's format takes it: strings as they are,
 /// items over the bytes, integers from up to 8 little-endian bytes. Formats of several fields
 /// are not set (the call then reports the missing key or value).
 fn set(c: *mut WT_CURSOR, raw: bool, arg: &[u8], key: bool) {
-    let Some(carg) = single_carg(c, raw, key) else { return };
+    let Some((carg, width)) = single_carg(c, raw, key) else { return };
+    if carg == CArg::Bytes && width > MAX_FIXED {
+        return;
+    }
     let mut word = [0u8; 8];
     let n = arg.len().min(8);
     word[..n].copy_from_slice(&arg[..n]);
     let int = u64::from_le_bytes(word);
     let text = CString::new(arg).expect("arguments are split at NUL");
+    // `Ns` takes a pointer to N bytes (the argument, then NULs).
+    let mut fixed = vec![0u8; width.max(1)];
+    let n = arg.len().min(width);
+    fixed[..n].copy_from_slice(&arg[..n]);
     let item = WT_ITEM { data: arg.as_ptr().cast::<c_void>(), size: arg.len(), mem: null_mut(), memsize: 0, flags: 0 };
     // SAFETY: a live cursor; each variadic argument has the C type the format's conversion
-    // reads (integers narrower than int promoted to int / unsigned int); `text` and `item`
-    // outlive the call, and the cursor copies what it keeps.
+    // reads (integers narrower than int promoted to int / unsigned int), `fixed` as many bytes
+    // as an `Ns` field reads; `text`, `fixed` and `item` outlive the call, and the cursor
+    // copies what it keeps.
     unsafe {
         let f = if key { (*c).set_key.unwrap() } else { (*c).set_value.unwrap() };
         match carg {
@@ -270,7 +277,8 @@ fn set(c: *mut WT_CURSOR, raw: bool, arg: &[u8], key: bool) {
             CArg::U8 | CArg::U16 | CArg::U32 => f(c, int as u32),
             CArg::I64 => f(c, int as i64),
             CArg::U64 => f(c, int),
-            CArg::CStr | CArg::Bytes => f(c, text.as_ptr()),
+            CArg::CStr => f(c, text.as_ptr()),
+            CArg::Bytes => f(c, fixed.as_ptr().cast::<c_char>()),
             CArg::Item => f(c, &item as *const WT_ITEM),
         }
     }
@@ -278,7 +286,7 @@ fn set(c: *mut WT_CURSOR, raw: bool, arg: &[u8], key: bool) {
 
 /// Reads the key (or value) into storage of the format's C type; returns the call's result.
 fn get(c: *mut WT_CURSOR, raw: bool, key: bool) -> c_int {
-    let Some(carg) = single_carg(c, raw, key) else { return 0 };
+    let Some((carg, _)) = single_carg(c, raw, key) else { return 0 };
     let mut int = 0u64;
     let mut text: *const c_char = null();
     let mut item = WT_ITEM { data: null(), size: 0, mem: null_mut(), memsize: 0, flags: 0 };

@@ -15,7 +15,7 @@ mod seeds;
 
 pub use self::capi::capi;
 pub use self::config::config;
-pub use self::ondisk::{files, ondisk};
+pub use self::ondisk::{files, ondisk, remove_scratch};
 pub use self::pack::pack;
 pub use self::seeds::write_seeds;
 

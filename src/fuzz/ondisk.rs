@@ -137,9 +137,19 @@ fn meta_file(bytes: &[u8]) {
     let _ = Meta::load(&disk);
 }
 
+/// The folder of [`scratch`], once made.
+static DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// Removes the folder the file readers' inputs were written to, if any (at the end of a
+/// replay; a fuzzer leaves it, in `/dev/shm/unlatched-fuzz-PID`).
+pub fn remove_scratch() {
+    if let Some(dir) = DIR.get() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 /// A folder of this process's own, without the files an earlier input left.
 fn scratch() -> Disk {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
     let dir = DIR.get_or_init(|| {
         let base = std::path::Path::new("/dev/shm");
         let base = if base.is_dir() { base.to_path_buf() } else { std::env::temp_dir() };
