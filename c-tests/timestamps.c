@@ -950,6 +950,59 @@ compare(const char *path)
     return lineno;
 }
 
+/* With a journal: a table without logging takes timestamps (and prepares), a logged one not. */
+static void
+on_disk_journal(const char *home)
+{
+    WT_SESSION *s;
+    WT_CURSOR *l, *u;
+    line("## a journal beside a table without logging");
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s && mkdir -p %s", home, home);
+    if (system(cmd) != 0)
+        exit(2);
+    DO(wiredtiger_open(home, &handler, "create,log=(enabled=true)", &conn));
+    conn->open_session(conn, &handler, NULL, &s);
+    DO(s->create(s, "table:l", "key_format=S,value_format=S"));
+    DO(s->create(s, "table:u", "key_format=S,value_format=S,log=(enabled=false)"));
+    s->open_cursor(s, "table:l", NULL, NULL, &l);
+    s->open_cursor(s, "table:u", NULL, NULL, &u);
+    DO(conn->set_timestamp(conn, "oldest_timestamp=1,stable_timestamp=1"));
+    put(s, l, "a", "l5", "commit_timestamp=5");
+    put(s, u, "a", "u5", "commit_timestamp=5");
+    put(s, l, "a", "l9", "commit_timestamp=9");
+    put(s, u, "a", "u9", "commit_timestamp=9");
+    read_in(s, l, "read_timestamp=6", "a");
+    read_in(s, u, "read_timestamp=6", "a");
+    DO(s->begin_transaction(s, NULL));
+    l->set_key(l, "p");
+    l->set_value(l, "p");
+    DO(l->insert(l));
+    DO(s->prepare_transaction(s, "prepare_timestamp=a"));
+    DO(s->rollback_transaction(s, NULL));
+    DO(s->begin_transaction(s, NULL));
+    u->set_key(u, "p");
+    u->set_value(u, "p");
+    DO(u->insert(u));
+    DO(s->prepare_transaction(s, "prepare_timestamp=a"));
+    DO(s->commit_transaction(s, "commit_timestamp=b,durable_timestamp=b"));
+    DO(conn->set_timestamp(conn, "stable_timestamp=7"));
+    DO(s->checkpoint(s, NULL));
+    put(s, l, "b", "lc", "commit_timestamp=c");
+    put(s, u, "b", "uc", "commit_timestamp=c");
+    DO(l->close(l));
+    DO(u->close(u));
+    DO(conn->close(conn, NULL));
+    DO(wiredtiger_open(home, &handler, "log=(enabled=true)", &conn));
+    conn_query("recovery");
+    conn->open_session(conn, &handler, NULL, &s);
+    s->open_cursor(s, "table:l", NULL, NULL, &l);
+    s->open_cursor(s, "table:u", NULL, NULL, &u);
+    scan(l, "[logged]");
+    scan(u, "[unlogged]");
+    DO(conn->close(conn, NULL));
+}
+
 /* The fixed scenarios, on-disk part in `home`. */
 static void
 scenarios(const char *home)
@@ -970,6 +1023,7 @@ scenarios(const char *home)
     rollback_to_stable(s, c);
     DO(conn->close(conn, NULL));
     on_disk(home);
+    on_disk_journal(home);
 }
 
 /* The random sequences the committed transcript holds: seeds 1..RANDOM_SEEDS. */

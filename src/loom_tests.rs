@@ -106,6 +106,7 @@ fn table() -> Table {
         value_format: "S".into(),
         columns: Vec::new(),
         app_metadata: String::new(),
+        logged: true,
         pages: Default::default(),
     })
     .unwrap()

@@ -219,9 +219,8 @@ impl Connection {
         let txn = Arc::new(TxnShared::new(capacity, Arc::clone(&cache)));
         txn.timestamps.restore(recovered.0, recovered.1);
         let journalled = durable.as_deref().is_some_and(Durable::journalled);
-        txn.set_journalled(journalled);
         for table in registry.tables() {
-            table.set_timestamped(!journalled);
+            table.set_timestamped(!(journalled && table.spec().logged));
         }
         let conn = Connection {
             _home_claim: home_claim,
@@ -322,12 +321,12 @@ impl Connection {
 
     /// Whether a table created with `log=(enabled=…)` takes the application's timestamps: the
     /// reference ignores them on logged tables, which are, in memory, those that keep the
-    /// default `log=(enabled=true)`, and on disk, every table of a database with a journal
-    /// (unlatched journals every table).
+    /// default `log=(enabled=true)`, and on disk, those of a database with a journal that keep
+    /// it (their writes go to the journal: commit-level durability).
     pub fn timestamps_apply(&self, table_logged: bool) -> bool {
         match &self.durable {
             None => !table_logged,
-            Some(d) => !d.journalled(),
+            Some(d) => !(d.journalled() && table_logged),
         }
     }
 

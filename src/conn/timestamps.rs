@@ -49,21 +49,20 @@ impl Connection {
     }
 
     /// `WT_CONNECTION::rollback_to_stable`: every table loses the updates whose durable
-    /// timestamp is after the stable timestamp (without one, nothing is rolled back). A
-    /// database with a journal keeps everything, as the reference's logged tables do. Refused
-    /// while a transaction runs.
+    /// timestamp is after the stable timestamp (without one, nothing is rolled back); logged
+    /// tables keep everything, as the reference's do. Refused while a transaction runs.
     pub fn rollback_to_stable(&self, config: Option<&str>) -> Result<()> {
         let pairs = settings(config, &["dryrun", "threads"])?;
         if self.txn.any_running() {
             return Err(Error::new(Kind::Busy, "rollback_to_stable illegal with active transactions"));
         }
         let dryrun = pairs.iter().rev().find(|(k, _)| *k == "dryrun").is_some_and(|(_, v)| !matches!(*v, "false" | "0"));
-        let journalled = self.durable.as_deref().is_some_and(crate::durable::Durable::journalled);
-        if dryrun || journalled {
+        if dryrun {
             return Ok(());
         }
         if let Some(stable) = self.txn.timestamps.stable() {
-            for table in self.registry.tables() {
+            // Logged tables keep everything: their versions carry no timestamps.
+            for table in self.registry.tables().into_iter().filter(|t| t.uses_timestamps()) {
                 table.index().roll_back_to(stable);
             }
         }

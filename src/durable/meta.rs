@@ -21,8 +21,9 @@ use super::frame::{corrupt, write_frame, FrameReader, Next, Put, Take};
 pub const META_MAGIC: u64 = u64::from_le_bytes(*b"ULmeta\0\0");
 /// The layout version of `unlatched.meta` written. Each kind of file has its own: see
 /// `checkpoint::CKPT_VERSION` and `journal::LOG_VERSION`. Version 1 (read too) has no page
-/// sizes: its tables get the defaults; version 2 (read too) has no schema settings.
-pub const META_VERSION: u32 = 3;
+/// sizes: its tables get the defaults; version 2 (read too) has no schema settings; version 3
+/// (read too) has no `log=(enabled)` flag.
+pub const META_VERSION: u32 = 4;
 
 /// The table list.
 #[derive(Debug, Default)]
@@ -64,6 +65,7 @@ impl Meta {
             p.str(&t.app_metadata);
             p.str(&t.schema);
             p.u32(t.pages.leaf_page_max as u32).u32(t.pages.internal_page_max as u32);
+            p.u8(u8::from(t.logged));
         }
         let mut out = Vec::new();
         write_frame(&mut out, &p.0);
@@ -106,7 +108,9 @@ impl Meta {
             } else {
                 Limits::default()
             };
-            tables.push(TableSpec { id, name, key_format, value_format, columns, schema, app_metadata, pages });
+            // Version 4 added `log=(enabled)`: older tables are logged.
+            let logged = version < 4 || t.u8()? != 0;
+            tables.push(TableSpec { id, name, key_format, value_format, columns, schema, app_metadata, logged, pages });
         }
         if !t.is_empty() {
             return Err(corrupt(file, "unexpected bytes after the table list"));
@@ -144,6 +148,7 @@ mod tests {
             columns: vec!["k".into(), "a".into(), "b".into()],
             schema: "colgroups=(a)".into(),
             app_metadata: "x=1".into(),
+            logged: false,
             pages: Limits { leaf_page_max: 16384, internal_page_max: 2048 },
         }
     }

@@ -150,3 +150,52 @@ fn rollback_to_stable_keeps_what_a_checkpoint_holds() {
     assert_eq!(t.get("c"), None);
     assert_eq!(conn.query_timestamp(Some("get=all_durable")).unwrap(), "10");
 }
+
+#[test]
+fn with_a_journal_a_table_without_logging_takes_timestamps_and_stays_out_of_the_journal() {
+    use crate::session::Session;
+    let dir = home();
+    let conn = open(&dir, "create,log=(enabled=true)").unwrap();
+    let mut logged = S::new(&conn, "logged");
+    let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).unwrap();
+    s.create(&conn, "table:u", Some("key_format=S,value_format=S,log=(enabled=false)")).unwrap();
+    let c = s.open_cursor(&conn, "table:u", None).unwrap().id;
+    let mut u = S { s, c };
+    conn.set_timestamp(Some("oldest_timestamp=1,stable_timestamp=1")).unwrap();
+    commit_at(&mut u, 5, &[("a", "5")]);
+    commit_at(&mut u, 9, &[("a", "9")]);
+    commit_at(&mut logged, 9, &[("a", "9")]);
+    // The unlogged table reads at timestamps; the logged one ignores them.
+    u.s.begin_transaction(Some("read_timestamp=6")).unwrap();
+    assert_eq!(u.get("a").as_deref(), Some("5"));
+    u.s.rollback_transaction(None).unwrap();
+    logged.s.begin_transaction(Some("read_timestamp=6")).unwrap();
+    assert_eq!(logged.get("a").as_deref(), Some("9"));
+    logged.s.rollback_transaction(None).unwrap();
+    // Prepare works on it (its writes are not in the journal).
+    u.s.begin_transaction(None).unwrap();
+    u.put("p", "prepared").unwrap();
+    u.s.prepare_transaction(Some("prepare_timestamp=a")).unwrap();
+    u.s.commit_transaction(Some("commit_timestamp=b,durable_timestamp=b")).unwrap();
+    conn.set_timestamp(Some("stable_timestamp=7")).unwrap();
+    u.s.checkpoint(&conn, None).unwrap();
+    commit_at(&mut u, 0xc, &[("b", "c")]);
+    commit_at(&mut logged, 0xc, &[("b", "c")]);
+    drop((u, logged));
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    assert_eq!(conn.query_timestamp(Some("get=recovery")).unwrap(), "7");
+    let mut logged = S::new(&conn, "logged");
+    assert_eq!(logged.get("b").as_deref(), Some("c"), "the journal replays the logged table");
+    let mut s = Session::open(&conn, conn.slots().claim().unwrap(), None).unwrap();
+    let c = s.open_cursor(&conn, "table:u", None).unwrap().id;
+    let mut u = S { s, c };
+    assert_eq!(u.get("a").as_deref(), Some("5"), "the unlogged table comes back to stable");
+    assert_eq!(u.get("p"), None);
+    assert_eq!(u.get("b"), None);
+    // Still unlogged, and taking timestamps, after the reopen.
+    commit_at(&mut u, 0x20, &[("a", "20")]);
+    u.s.begin_transaction(Some("read_timestamp=10")).unwrap();
+    assert_eq!(u.get("a").as_deref(), Some("5"));
+    u.s.rollback_transaction(None).unwrap();
+}

@@ -45,6 +45,9 @@ pub struct TableSpec {
     pub schema: String,
     /// Opaque application metadata.
     pub app_metadata: String,
+    /// `log=(enabled=…)`: whether the table's writes go to the journal (when the database has
+    /// one); tables that are not logged take the application's timestamps instead.
+    pub logged: bool,
     /// Page sizes of the table's tree (`leaf_page_max`, `internal_page_max`).
     pub pages: Limits,
 }
@@ -429,6 +432,7 @@ mod tests {
             columns: Vec::new(),
             schema: String::new(),
             app_metadata: String::new(),
+            logged: true,
             pages: Limits::default(),
         })
         .unwrap()

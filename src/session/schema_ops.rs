@@ -63,6 +63,7 @@ impl Session {
             columns: cfg.list("columns").into_iter().map(str::to_string).collect(),
             schema,
             app_metadata: cfg.str("app_metadata").to_string(),
+            logged: cfg.bool("log.enabled"),
             pages: Limits {
                 leaf_page_max: cfg.int("leaf_page_max") as usize,
                 internal_page_max: cfg.int("internal_page_max") as usize,
@@ -73,7 +74,7 @@ impl Session {
         conn.create_table(spec, cfg.bool("exclusive"))?;
         if !existed {
             if let Some(table) = conn.registry().get(name) {
-                table.set_timestamped(conn.timestamps_apply(cfg.bool("log.enabled")));
+                table.set_timestamped(conn.timestamps_apply(table.spec().logged));
             }
             self.schema_written();
         }

@@ -73,6 +73,7 @@ impl Session {
             columns: names,
             schema,
             app_metadata: String::new(),
+            logged: spec.logged,
             pages: Limits::default(),
         };
         if conn.registry().get(uri).is_some() {
@@ -80,7 +81,7 @@ impl Session {
         }
         conn.create_table(part, cfg.bool("exclusive"))?;
         if let Some(created) = conn.registry().get(uri) {
-            // A column group or an index takes timestamps as its table does.
+            // A column group or an index is journalled and takes timestamps as its table does.
             created.set_timestamped(table.uses_timestamps());
         }
         self.schema_written();

@@ -130,7 +130,6 @@ pub struct TxnShared {
     has_orphans: AtomicBool,
     /// The application's timestamps (`set_timestamp`, `query_timestamp`).
     pub timestamps: timestamps::Global,
-    journalled: AtomicBool,
 }
 
 impl TxnShared {
@@ -149,7 +148,6 @@ impl TxnShared {
             orphans: Mutex::new(Vec::new()),
             has_orphans: AtomicBool::new(false),
             timestamps: timestamps::Global::default(),
-            journalled: AtomicBool::new(false),
         }
     }
 
@@ -176,12 +174,10 @@ impl TxnShared {
     }
 
     /// The application timestamp merges carry state as of: the stable timestamp when one is set
-    /// and the database has no journal (a checkpoint holds what is stable; the journal makes
-    /// every commit durable otherwise, as the reference's logged tables), else every commit.
+    /// (a checkpoint holds what is stable), else every commit. Logged tables' versions carry no
+    /// timestamp, so every merge takes them whole (the journal makes each commit durable, as
+    /// the reference's logged tables).
     pub fn merge_bound(&self) -> u64 {
-        if self.journalled.load(Ordering::Relaxed) {
-            return crate::store::NO_READ_TS;
-        }
         self.timestamps.stable().unwrap_or(crate::store::NO_READ_TS)
     }
 
@@ -192,12 +188,6 @@ impl TxnShared {
             stable: self.timestamps.stable().unwrap_or(0),
             oldest: self.timestamps.oldest().unwrap_or(0),
         }
-    }
-
-    /// Tells whether the database journals its commits (merges then ignore the stable
-    /// timestamp).
-    pub fn set_journalled(&self, journalled: bool) {
-        self.journalled.store(journalled, Ordering::Relaxed);
     }
 
     /// What every reader can see now: history behind it can go.

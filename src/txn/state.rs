@@ -601,7 +601,7 @@ impl Txn {
         if self.running.is_none() {
             return Err(Error::invalid("only permitted in a running transaction"));
         }
-        if self.redo.is_some() && self.logs.has_uncommitted() {
+        if self.redo.is_some() && self.logs.untimestamped_table().is_some() {
             return Err(Error::invalid("a prepared transaction cannot include a logged table"));
         }
         Ok(())
@@ -840,7 +840,8 @@ impl Txn {
                     }
                     let keep_key = value.is_none() || written.was_empty;
                     self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
-                    if let Some(redo) = &mut self.redo {
+                    // Tables with `log=(enabled=false)` take timestamps and stay out of the journal.
+                    if let Some(redo) = self.redo.as_mut().filter(|_| !table.uses_timestamps()) {
                         redo.record(table.id(), key, value);
                     }
                     if let Some(slot) = written.slot.as_ref() {
@@ -903,10 +904,11 @@ impl Txn {
             // and a one-version chain has no history to prune (appends skip two allocations
             // and the reclamation pass).
             let keep_key = value.is_none() || written.was_empty;
-            if self.redo.is_some() || !(written.was_empty && value.is_some()) {
+            let journalled = self.redo.is_some() && !table.uses_timestamps();
+            if journalled || !(written.was_empty && value.is_some()) {
                 self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
             }
-            if let Some(redo) = &mut self.redo {
+            if let Some(redo) = self.redo.as_mut().filter(|_| journalled) {
                 redo.record(table.id(), key, value);
                 if let Err(e) = redo.commit(None) {
                     // Not durable: the write is undone, as a failed commit is.
