@@ -176,11 +176,12 @@ fn file_config(table: &Table, id: Option<u64>, key: &str, value: &str) -> String
          encryption=(keyid=,name=),format=btree,huffman_key=,huffman_value=,{id}ignore_in_memory_cache_size=false,\
          internal_item_max=0,internal_key_max=0,internal_key_truncate=true,internal_page_max={ipm},\
          key_format={key},key_gap=10,leaf_item_max=0,leaf_key_max=0,leaf_page_max={lpm},leaf_value_max=0,\
-         log=(enabled=true),memory_page_image_max=0,memory_page_max=5MB,os_cache_dirty_max=0,os_cache_max=0,\
+         log=(enabled={logged}),memory_page_image_max=0,memory_page_max=5MB,os_cache_dirty_max=0,os_cache_max=0,\
          prefix_compression=false,prefix_compression_min=4,readonly=false,split_deepen_min_child=0,\
          split_deepen_per_child=0,split_pct=90,tiered_object=false,{TIERED},value_format={value},verbose=[],\
          version=(major=2,minor=1),write_timestamp_usage=none",
         am = spec.app_metadata,
+        logged = spec.logged,
         ipm = size(spec.pages.internal_page_max),
         lpm = size(spec.pages.leaf_page_max),
     )
@@ -230,11 +231,12 @@ fn create_entries(table: &Table) -> Vec<(&'static str, String)> {
              encryption=(keyid=,name=),exclusive=false,extractor=,format=btree,huffman_key=,huffman_value=,\
              ignore_in_memory_cache_size=false,immutable=false,{IMPORT},internal_item_max=0,internal_key_max=0,\
              internal_key_truncate=true,internal_page_max={ipm},key_format={key},key_gap=10,leaf_item_max=0,\
-             leaf_key_max=0,leaf_page_max={lpm},leaf_value_max=0,log=(enabled=true),{LSM},memory_page_image_max=0,\
+             leaf_key_max=0,leaf_page_max={lpm},leaf_value_max=0,log=(enabled={logged}),{LSM},memory_page_image_max=0,\
              memory_page_max=5MB,os_cache_dirty_max=0,os_cache_max=0,prefix_compression=false,\
              prefix_compression_min=4,source={source},split_deepen_min_child=0,split_deepen_per_child=0,\
              split_pct=90,{tiered},type=file,value_format={value},verbose=[],write_timestamp_usage=none",
             am = spec.app_metadata,
+            logged = spec.logged,
             // The reference's column group entry alone names the tiered `shared` flag.
             tiered = if colgroup {
                 format!("{},shared=false)", &TIERED[..TIERED.len() - 1])
