@@ -8,6 +8,47 @@
 
 pub mod types;
 
+/// Declares cursor methods that a cursor kind refuses: each calls the kind's own `refuse`
+/// (in scope where the macro is used) with the method's name.
+macro_rules! refused {
+    ($($name:ident ( $($arg:ident : $ty:ty),* ) => $api:literal;)*) => {$(
+        unsafe extern "C" fn $name(cursor: *mut WT_CURSOR $(, $arg: $ty)*) -> c_int {
+            $(let _ = $arg;)*
+            // SAFETY: C calls this slot with its own open cursor (API contract).
+            unsafe { refuse(cursor, $api) }
+        }
+    )*};
+}
+
+/// The method table of a cursor kind with its own methods: every slot names the function of
+/// that name in scope where the macro is used; the rest come from `vtable()` there.
+macro_rules! special_vtable {
+    () => {
+        WT_CURSOR {
+            get_raw_key_value: Some(get_raw_key_value),
+            compare: Some(compare),
+            equals: Some(equals),
+            next: Some(next),
+            prev: Some(prev),
+            reset: Some(reset),
+            search: Some(search),
+            search_near: Some(search_near),
+            insert: Some(insert),
+            modify: Some(modify),
+            update: Some(update),
+            remove: Some(remove),
+            reserve: Some(reserve),
+            close: Some(close),
+            largest_key: Some(largest_key),
+            reconfigure: Some(reconfigure),
+            bound: Some(bound),
+            cache: Some(cache),
+            reopen: Some(reopen),
+            ..vtable()
+        }
+    };
+}
+
 mod boundary;
 mod config_parser;
 mod connection;

@@ -197,16 +197,6 @@ unsafe fn refuse(cursor: *mut WT_CURSOR, api: &str) -> c_int {
     unsafe { call(cursor, api, |_, _, _| Err(unsupported())) }
 }
 
-macro_rules! refused {
-    ($($name:ident ( $($arg:ident : $ty:ty),* ) => $api:literal;)*) => {$(
-        unsafe extern "C" fn $name(cursor: *mut WT_CURSOR $(, $arg: $ty)*) -> c_int {
-            $(let _ = $arg;)*
-            // SAFETY: C calls this slot with its own open cursor (API contract).
-            unsafe { refuse(cursor, $api) }
-        }
-    )*};
-}
-
 refused! {
     get_raw_key_value(key: *mut WT_ITEM, value: *mut WT_ITEM) => "WT_CURSOR.get_raw_key_value";
     compare(other: *mut WT_CURSOR, comparep: *mut c_int) => "WT_CURSOR.compare";
@@ -222,26 +212,5 @@ refused! {
 
 /// The method table of schema cursors.
 fn schema_vtable() -> WT_CURSOR {
-    WT_CURSOR {
-        get_raw_key_value: Some(get_raw_key_value),
-        compare: Some(compare),
-        equals: Some(equals),
-        next: Some(next),
-        prev: Some(prev),
-        reset: Some(reset),
-        search: Some(search),
-        search_near: Some(search_near),
-        insert: Some(insert),
-        modify: Some(modify),
-        update: Some(update),
-        remove: Some(remove),
-        reserve: Some(reserve),
-        close: Some(close),
-        largest_key: Some(largest_key),
-        reconfigure: Some(reconfigure),
-        bound: Some(bound),
-        cache: Some(cache),
-        reopen: Some(reopen),
-        ..vtable()
-    }
+    special_vtable!()
 }
