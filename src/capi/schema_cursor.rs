@@ -15,6 +15,7 @@ use super::boundary::guard;
 use super::cursor::{report, vtable};
 use super::handles::{CursorHandle, SessionHandle};
 use super::shim::UlPlan;
+use super::stats_cursor::parts;
 use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY};
 
 /// The handle of a newly opened schema cursor.
@@ -107,19 +108,6 @@ pub unsafe fn join(session: &mut SessionHandle, join: *mut WT_CURSOR, reference:
     session.core.join(target, source, config)
 }
 
-/// The handle and its session.
-///
-/// # Safety
-/// `cursor` must be NULL or an open cursor handle whose session no other thread uses.
-unsafe fn parts<'a>(cursor: *mut WT_CURSOR) -> Option<(&'a mut CursorHandle, &'a mut SessionHandle)> {
-    // SAFETY: per the contract; the handle and the session are distinct allocations.
-    unsafe {
-        let handle = cursor.cast::<CursorHandle>().as_mut()?;
-        let session = SessionHandle::from_ptr(handle.iface.session)?;
-        Some((handle, session))
-    }
-}
-
 unsafe extern "C" fn next(cursor: *mut WT_CURSOR) -> c_int {
     // SAFETY: C calls this slot with its own open cursor (API contract).
     unsafe { call(cursor, "WT_CURSOR.next", |c, s, conn| s.schema_step(conn, c, true)) }
@@ -174,21 +162,8 @@ unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
 }
 
 unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
-    // SAFETY: the application passes a cursor handle or NULL.
-    let _call = match unsafe { super::diagnostic::cursor_call(cursor, "WT_CURSOR.close", false) } {
-        Ok(call) => call,
-        Err(rc) => return rc,
-    };
-    guard("WT_CURSOR.close", code::WT_PANIC, || {
-        // SAFETY: the application passes an open schema cursor and does not use it again.
-        let Some((handle, session)) = (unsafe { parts(cursor) }) else { return code::EINVAL };
-        let raw = std::ptr::from_mut(handle);
-        let Some(at) = session.schema_cursors.iter().position(|&c| c == raw) else { return code::EINVAL };
-        session.schema_cursors.swap_remove(at);
-        // SAFETY: made by `new_handle` for this session, now off its list.
-        unsafe { free(session, raw) };
-        0
-    })
+    // SAFETY: C calls this slot with its own open cursor (API contract).
+    unsafe { super::stats_cursor::close_listed(cursor, |s| &mut s.schema_cursors, free) }
 }
 
 /// Every other method: `ENOTSUP` "Unsupported cursor operation".

@@ -87,7 +87,7 @@ unsafe fn call(
 ///
 /// # Safety
 /// `cursor` must be NULL or an open cursor handle whose session no other thread uses.
-unsafe fn parts<'a>(cursor: *mut WT_CURSOR) -> Option<(&'a mut CursorHandle, &'a mut SessionHandle)> {
+pub(super) unsafe fn parts<'a>(cursor: *mut WT_CURSOR) -> Option<(&'a mut CursorHandle, &'a mut SessionHandle)> {
     // SAFETY: per the contract; the handle and the session are distinct allocations.
     unsafe {
         let handle = cursor.cast::<CursorHandle>().as_mut()?;
@@ -122,6 +122,20 @@ unsafe extern "C" fn reset(cursor: *mut WT_CURSOR) -> c_int {
 }
 
 unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
+    // SAFETY: C calls this slot with its own open cursor (API contract).
+    unsafe { close_listed(cursor, |s| &mut s.stats_cursors, free) }
+}
+
+/// `WT_CURSOR::close` of a cursor kind its session keeps in a list of its own (`list`): off
+/// the list, then freed with `free`.
+///
+/// # Safety
+/// `cursor` is NULL or an open cursor of that kind, not used again.
+pub(super) unsafe fn close_listed(
+    cursor: *mut WT_CURSOR,
+    list: fn(&mut SessionHandle) -> &mut Vec<*mut CursorHandle>,
+    free: unsafe fn(&mut SessionHandle, *mut CursorHandle),
+) -> c_int {
     // The session's claim, not the handle's: the handle is freed before the claim ends.
     // SAFETY: the application passes a cursor handle or NULL.
     let _call = match unsafe { super::diagnostic::cursor_call(cursor, "WT_CURSOR.close", false) } {
@@ -129,12 +143,13 @@ unsafe extern "C" fn close(cursor: *mut WT_CURSOR) -> c_int {
         Err(rc) => return rc,
     };
     guard("WT_CURSOR.close", code::WT_PANIC, || {
-        // SAFETY: the application passes an open statistics cursor and does not use it again.
+        // SAFETY: the application passes an open cursor and does not use it again.
         let Some((handle, session)) = (unsafe { parts(cursor) }) else { return code::EINVAL };
         let raw = std::ptr::from_mut(handle);
-        let Some(at) = session.stats_cursors.iter().position(|&c| c == raw) else { return code::EINVAL };
-        session.stats_cursors.swap_remove(at);
-        // SAFETY: made by `new_handle` for this session, now off its list.
+        let cursors = list(session);
+        let Some(at) = cursors.iter().position(|&c| c == raw) else { return code::EINVAL };
+        cursors.swap_remove(at);
+        // SAFETY: made by that kind's `new_handle` for this session, now off its list.
         unsafe { free(session, raw) };
         0
     })
