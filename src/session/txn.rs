@@ -238,6 +238,12 @@ impl Session {
         self.txn.stats()
     }
 
+    /// Whether the session's transaction logs hold `table` (tests).
+    #[cfg(test)]
+    pub fn txn_logs_hold(&self, table: &std::sync::Arc<crate::schema::Table>) -> bool {
+        self.txn.logs_hold(table)
+    }
+
     /// Reclaims the session's queued history now with a fresh horizon (tests, diagnostics);
     /// returns how many versions stay queued.
     pub fn reclaim_now(&mut self) -> usize {

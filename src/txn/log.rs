@@ -224,6 +224,19 @@ impl Logs {
         self.queued
     }
 
+    /// Lets go of the tables whose logs hold nothing (a closing session: a table it wrote and
+    /// rolled back, then dropped, would otherwise stay alive as long as the session's memory is
+    /// kept for reuse).
+    pub fn release_idle(&mut self) {
+        self.tables.retain(|l| !l.uncommitted.is_empty() || !l.committed.is_empty());
+    }
+
+    /// Whether the logs hold `table` (tests).
+    #[cfg(test)]
+    pub fn holds(&self, table: &Arc<Table>) -> bool {
+        self.tables.iter().any(|l| Arc::ptr_eq(&l.table, table))
+    }
+
     /// Moves every committed entry out (a closing session hands them to the connection).
     pub fn take_committed(&mut self) -> Vec<(Arc<Table>, Committed)> {
         self.queued = 0;

@@ -974,6 +974,12 @@ impl Txn {
         self.pinned_ts = ts;
     }
 
+    /// Whether the session's logs hold `table` (tests).
+    #[cfg(test)]
+    pub fn logs_hold(&self, table: &Arc<Table>) -> bool {
+        self.logs.holds(table)
+    }
+
     /// Reclaims with a fresh horizon now (tests, and a session that closes).
     pub fn reclaim_now(&mut self) -> usize {
         self.refresh_oldest();
@@ -994,6 +1000,7 @@ impl Txn {
         if self.logs.queued() > 0 && self.logs.reclaim(self.horizon()) > 0 {
             self.shared.leave(self.logs.take_committed());
         }
+        self.logs.release_idle();
     }
 
     /// The state of a new session in the slot of this closed one (`open_session` reusing the

@@ -643,3 +643,31 @@ fn timestamped_history_stays_until_the_oldest_timestamp_passes_it() {
     // A read timestamp older than the oldest is refused.
     assert_eq!(kind(r.s.begin_transaction(Some("read_timestamp=5"))), Kind::Invalid);
 }
+
+#[test]
+fn a_closed_session_lets_go_of_a_dropped_table_it_only_rolled_back_in() {
+    // Found by fuzzing (TESTING.md): a session kept for reuse held every table it had written
+    // and rolled back in, so a create / failed write / drop / close loop kept each table alive.
+    let conn = database();
+    let mut w = S::new(&conn);
+    w.s.create(&conn, "table:gone", Some("key_format=u,value_format=u")).unwrap();
+    let table = conn.registry().get("gone").expect("created");
+    let c = w.s.open_cursor(&conn, "table:gone", None).unwrap().id;
+    w.begin(None);
+    w.s.set_key_with(c, |_, buf| {
+        buf.extend_from_slice(b"k");
+        Ok(())
+    });
+    w.s.set_value_with(c, |_, buf| {
+        buf.extend_from_slice(b"v");
+        Ok(())
+    });
+    w.s.insert(c).unwrap();
+    // An invalid commit configuration rolls the transaction back.
+    assert_eq!(kind(w.s.commit_transaction(Some("sync=false"))), Kind::Invalid);
+    w.s.close_cursor(c).unwrap();
+    w.s.drop_object(&conn, "table:gone", None).unwrap();
+    assert!(w.s.txn_logs_hold(&table), "the rolled-back write's log");
+    w.s.park();
+    assert!(!w.s.txn_logs_hold(&table), "a closed session's logs let the dropped table go");
+}
