@@ -105,6 +105,7 @@ fn table() -> Table {
         key_format: "S".into(),
         value_format: "S".into(),
         columns: Vec::new(),
+        schema: String::new(),
         app_metadata: String::new(),
         logged: true,
         pages: Default::default(),
