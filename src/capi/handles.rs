@@ -148,6 +148,30 @@ impl SessionHandle {
 }
 
 impl CursorHandle {
+    /// The handle of a cursor with no session cursor behind it (statistics, schema and listing
+    /// cursors): method table `iface`, API formats `key` and `value`; the caller sets the one
+    /// state field of its kind.
+    pub fn detached(iface: WT_CURSOR, key: &[CArg], value: &[CArg], uri: CString) -> CursorHandle {
+        CursorHandle {
+            iface,
+            key_plan: UlPlan::of(key),
+            value_plan: UlPlan::of(value),
+            id: CursorId(usize::MAX),
+            uri,
+            // The shim's integer fast path is for table cursors only.
+            key_int: None,
+            value_int: None,
+            raw: false,
+            stats: None,
+            schema: None,
+            listing: None,
+            core: None,
+            entry: None,
+            #[cfg(feature = "diagnostic")]
+            closed: false,
+        }
+    }
+
     /// Fits the argument plans and integer fast paths to `cursor`'s API formats (at open, and
     /// when a cached cursor is reopened with another `raw` setting).
     pub fn fit(&mut self, cursor: &Cursor) {

@@ -13,30 +13,15 @@ use crate::error::{code, Result};
 use super::boundary::guard;
 use super::cursor::{report, vtable};
 use super::handles::{CursorHandle, SessionHandle};
-use super::shim::UlPlan;
 use super::stats_cursor::parts;
 use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY};
 
 /// The handle of a newly opened listing cursor.
 pub fn new_handle(session: &mut SessionHandle, listing: Listing, uri: CString) -> *mut WT_CURSOR {
-    let mut handle = Box::new(CursorHandle {
-        iface: listing_vtable(),
-        key_plan: UlPlan::of(listing.api_key_format().cargs()),
-        value_plan: UlPlan::of(listing.api_value_format().cargs()),
-        id: crate::session::CursorId(usize::MAX),
-        uri,
-        // The shim's integer fast path is for table cursors only.
-        key_int: None,
-        value_int: None,
-        raw: false,
-        stats: None,
-        listing: Some(Box::new(listing)),
-        schema: None,
-        core: None,
-        entry: None,
-        #[cfg(feature = "diagnostic")]
-        closed: false,
-    });
+    let key = listing.api_key_format().cargs();
+    let value = listing.api_value_format().cargs();
+    let mut handle = Box::new(CursorHandle::detached(listing_vtable(), key, value, uri));
+    handle.listing = Some(Box::new(listing));
     handle.iface.uri = handle.uri.as_ptr();
     if let Some(listing) = handle.listing.as_deref() {
         let (key, value) = listing.shown_formats();

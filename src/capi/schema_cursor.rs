@@ -14,30 +14,12 @@ use crate::stats::unsupported;
 use super::boundary::guard;
 use super::cursor::{report, vtable};
 use super::handles::{CursorHandle, SessionHandle};
-use super::shim::UlPlan;
 use super::stats_cursor::parts;
 use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY};
 
 /// The handle of a newly opened schema cursor.
 pub fn new_handle(session: &mut SessionHandle, cursor: SchemaCursor, uri: CString) -> *mut WT_CURSOR {
-    let mut handle = Box::new(CursorHandle {
-        iface: schema_vtable(),
-        key_plan: UlPlan::of(cursor.api_key_format().cargs()),
-        value_plan: UlPlan::of(cursor.api_value_format().cargs()),
-        id: crate::session::CursorId(usize::MAX),
-        uri,
-        // The shim's integer fast path is for table cursors only.
-        key_int: None,
-        value_int: None,
-        raw: false,
-        stats: None,
-        schema: None,
-        listing: None,
-        core: None,
-        entry: None,
-        #[cfg(feature = "diagnostic")]
-        closed: false,
-    });
+    let mut handle = Box::new(CursorHandle::detached(schema_vtable(), cursor.api_key_format().cargs(), cursor.api_value_format().cargs(), uri));
     handle.iface.uri = handle.uri.as_ptr();
     handle.iface.key_format = cursor.key_format_c().as_ptr();
     handle.iface.value_format = cursor.value_format_c().as_ptr();

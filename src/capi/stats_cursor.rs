@@ -12,30 +12,14 @@ use crate::stats::unsupported;
 use super::boundary::guard;
 use super::cursor::{report, vtable};
 use super::handles::{CursorHandle, SessionHandle};
-use super::shim::UlPlan;
 use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY};
 
 /// The handle of a newly opened statistics cursor.
 pub fn new_handle(session: &mut SessionHandle, stats: StatsCursor, uri: CString) -> *mut WT_CURSOR {
     let view = stats.view();
-    let mut handle = Box::new(CursorHandle {
-        iface: stats_vtable(),
-        key_plan: UlPlan::of(view.api_key_format().cargs()),
-        value_plan: UlPlan::of(view.api_value_format().cargs()),
-        id: crate::session::CursorId(usize::MAX),
-        uri,
-        // The shim's integer fast path is for table cursors only.
-        key_int: None,
-        value_int: None,
-        raw: false,
-        stats: Some(Box::new(stats)),
-        schema: None,
-        listing: None,
-        core: None,
-        entry: None,
-        #[cfg(feature = "diagnostic")]
-        closed: false,
-    });
+    let mut handle =
+        Box::new(CursorHandle::detached(stats_vtable(), view.api_key_format().cargs(), view.api_value_format().cargs(), uri));
+    handle.stats = Some(Box::new(stats));
     handle.iface.uri = handle.uri.as_ptr();
     // The formats stay `i` / `SSq` for raw cursors too, as for table cursors.
     handle.iface.key_format = c"i".as_ptr();
