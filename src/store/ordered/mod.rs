@@ -2,7 +2,7 @@
 //! nothing.
 //!
 //! - **Leaves** hold up to 64 entries in key order, with each key's first 8 bytes beside its
-//!   entry pointer, and change in place under a version latch ([`latch`]). Readers note the
+//!   entry pointer, and change in place under a version latch (`latch.rs`). Readers note the
 //!   version, read, and check it again (optimistic reading: a reader that met a writer reads
 //!   again); writers lock the one leaf they change. Each leaf knows the next leaf and the fence
 //!   keys of its range `[low, high)`.
@@ -133,23 +133,24 @@ impl Ordered {
         }
     }
 
-    /// Locks the rightmost leaf if `probe` is past its last key: an append, which then needs
-    /// no descent.
+    /// Locks the rightmost leaf if `probe` is past its last key (an append, which then needs no
+    /// descent), and returns its entry count.
     #[inline]
-    fn lock_last<'g>(&self, probe: &Probe<'_>, guard: &'g Guard) -> Option<(&'g Leaf, latch::Locked<'g>)> {
+    fn lock_last<'g>(&self, probe: &Probe<'_>, guard: &'g Guard) -> Option<(&'g Leaf, latch::Locked<'g>, usize)> {
         let leaf = deref(self.last.load(Acquire, guard))?.leaf();
         let locked = leaf.latch.lock().ok()?;
         if !leaf.high.load(Relaxed, guard).is_null() {
             return None;
         }
-        let past = match leaf.len().checked_sub(1) {
+        let n = leaf.len();
+        let past = match n.checked_sub(1) {
             Some(last) => {
                 let key = &leaf.entry(last, guard)?.key;
                 probe.cmp_prefixed(key.prefix(), key).is_gt()
             }
             None => leaf.low(guard).map_or(true, |low| probe.cmp_prefixed(low.prefix(), low).is_ge()),
         };
-        past.then_some((leaf, locked))
+        past.then_some((leaf, locked, n))
     }
 
     /// Inserts `entry` unless its key is there: returns the key's entry, and `entry` back if it
@@ -160,12 +161,14 @@ impl Ordered {
         let probe = Probe::new(entry.get_guarded_ref(guard).key.as_bytes());
         let mut entry = Some(entry);
         loop {
-            let (leaf, locked) = match self.lock_last(&probe, guard) {
-                Some(found) => found,
-                None => self.lock_leaf(&probe, guard),
+            let (leaf, locked, n, (at, found)) = match self.lock_last(&probe, guard) {
+                Some((leaf, locked, n)) => (leaf, locked, n, (n, false)),
+                None => {
+                    let (leaf, locked) = self.lock_leaf(&probe, guard);
+                    let n = leaf.len();
+                    (leaf, locked, n, leaf.lower_bound(&probe, n, guard).expect("a locked leaf is complete"))
+                }
             };
-            let n = leaf.len();
-            let (at, found) = leaf.lower_bound(&probe, n, guard).expect("a locked leaf is complete");
             if found {
                 let existing = leaf.entry(at, guard).expect("a locked leaf is complete");
                 return (existing, entry);
