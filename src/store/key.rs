@@ -65,7 +65,7 @@ pub(crate) fn prefix_of(bytes: &[u8]) -> u64 {
 /// compared so far, the zero padding of the shorter one matched the longer one's bytes: the
 /// shorter key is a prefix of the longer one, so the lengths decide.
 #[inline(always)]
-fn cmp_after_prefix(a: &[u8], b: &[u8]) -> Ordering {
+pub(crate) fn cmp_after_prefix(a: &[u8], b: &[u8]) -> Ordering {
     let mut at = 8;
     loop {
         if a.len() <= at || b.len() <= at {

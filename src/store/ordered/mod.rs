@@ -144,10 +144,7 @@ impl Ordered {
         }
         let n = leaf.len();
         let past = match n.checked_sub(1) {
-            Some(last) => {
-                let key = &leaf.entry(last, guard)?.key;
-                probe.cmp_prefixed(key.prefix(), key).is_gt()
-            }
+            Some(last) => leaf.cmp_entry(probe, last, guard)?.is_gt(),
             None => leaf.low(guard).map_or(true, |low| probe.cmp_prefixed(low.prefix(), low).is_ge()),
         };
         past.then_some((leaf, locked, n))
@@ -176,7 +173,7 @@ impl Ordered {
             if n < LEAF_CAP {
                 leaf.shift_right(at, n, guard);
                 let raw = entry.take().expect("inserted once").into_raw();
-                leaf.prefixes[at].store(probe.prefix(), Relaxed);
+                leaf.set_head(at, probe.bytes());
                 leaf.entries[at].store(raw, Release);
                 leaf.count.store(n + 1, Relaxed);
                 drop(locked);

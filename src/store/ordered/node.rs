@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize};
 use sdd::{AtomicRaw, Guard, Owned, RawPtr, Shared};
 
 use super::latch::Latch;
-use crate::store::key::{Key, Probe};
+use crate::store::key::{cmp_after_prefix, prefix_of, Key, Probe};
 use crate::store::version::Slot;
 
 /// Entries a leaf holds.
@@ -45,6 +45,87 @@ pub(super) enum Target<'a> {
     Last,
 }
 
+/// A probe as a node compares it: a node's keys share their first `skip` bytes, and the 8
+/// bytes after those, as a big-endian integer (the *head*, zero padded), decide almost every
+/// comparison inside the node without loading a key.
+#[derive(Clone, Copy)]
+pub(super) struct Sought<'a> {
+    bytes: &'a [u8],
+    head: u64,
+}
+
+/// The bytes a node's keys share: how many, and the first 8 of them as an integer (zero
+/// padded, like a [`Key`]'s prefix).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Common {
+    pub(super) skip: usize,
+    pub(super) head: u64,
+}
+
+impl Common {
+    /// What the keys sharing `bytes` share.
+    fn of(bytes: &[u8]) -> Self {
+        Common { skip: bytes.len(), head: prefix_of(bytes) }
+    }
+}
+
+impl<'a> Sought<'a> {
+    /// `probe` against a node whose keys share `common`: `Err` with the order of the probe
+    /// against every key of the node when the shared bytes decide it. `bytes` loads the shared
+    /// bytes, needed only past the 8th (`None`: they changed meanwhile).
+    #[inline(always)]
+    pub(super) fn new<'c>(
+        probe: &Probe<'a>,
+        common: Common,
+        bytes: impl FnOnce() -> Option<&'c [u8]>,
+    ) -> Option<Result<Self, Ordering>> {
+        let probed = probe.bytes();
+        if common.skip == 0 {
+            return Some(Ok(Sought { bytes: probed, head: probe.prefix() }));
+        }
+        // The first (up to) 8 shared bytes in one comparison: a probe shorter than them compares
+        // its zero padding, which can only tie where it is a prefix of them (then it is below).
+        let mask = u64::MAX << (64 - 8 * common.skip.min(8));
+        match (probe.prefix() & mask).cmp(&common.head) {
+            Ordering::Equal => {}
+            unequal => return Some(Err(unequal)),
+        }
+        if common.skip > 8 {
+            let shared = bytes()?.get(8..common.skip)?;
+            let n = probed.len().min(common.skip);
+            match probed.get(8..n).unwrap_or_default().cmp(&shared[..n.saturating_sub(8)]) {
+                Ordering::Equal => {}
+                unequal => return Some(Err(unequal)),
+            }
+        }
+        if probed.len() < common.skip {
+            return Some(Err(Ordering::Less));
+        }
+        let rest = &probed[common.skip..];
+        Some(Ok(Sought { bytes: rest, head: prefix_of(rest) }))
+    }
+
+    /// Orders the probe against a key of the node with head `head` (`key` loads the key).
+    #[inline(always)]
+    fn cmp<'k>(&self, head: u64, skip: usize, key: impl FnOnce() -> Option<&'k Key>) -> Option<Ordering> {
+        match self.head.cmp(&head) {
+            Ordering::Equal => Some(cmp_after_prefix(self.bytes, key()?.as_bytes().get(skip..)?)),
+            unequal => Some(unequal),
+        }
+    }
+}
+
+/// The head of `key` in a node whose keys share `skip` bytes.
+#[inline]
+pub(super) fn head_of(key: &[u8], skip: usize) -> u64 {
+    prefix_of(key.get(skip..).unwrap_or_default())
+}
+
+/// The length of the longest common prefix of `a` and `b`.
+fn common_len(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
 /// What a stored pointer refers to, for the guard's life.
 #[inline(always)]
 pub(super) fn deref<'g, T>(raw: RawPtr<'g, T>) -> Option<&'g T> {
@@ -72,16 +153,20 @@ pub(super) unsafe fn release<T: 'static>(raw: RawPtr<'_, T>) {
     drop(unsafe { Owned::from_raw(raw) });
 }
 
-/// A leaf: up to [`LEAF_CAP`] entries in key order, each with its key's prefix beside it (a
-/// search compares prefixes in the leaf and loads an entry only on a tie), the next leaf, and
-/// the fence keys of its range `[low, high)` (null: unbounded).
+/// A leaf: up to [`LEAF_CAP`] entries in key order, each with its key's head beside it (a
+/// search compares heads in the leaf and loads an entry only on a tie), the next leaf, and
+/// the fence keys of its range `[low, high)` (null: unbounded). Every key in the range shares
+/// the fences' common prefix (`skip` bytes, 0 without both fences): heads start after it.
 ///
 /// Every field is an atomic, so readers may read a leaf while its writer changes it; the latch
 /// tells them whether what they read is consistent.
 pub(super) struct Leaf {
     pub(super) latch: Latch,
     pub(super) count: AtomicUsize,
-    pub(super) prefixes: [AtomicU64; LEAF_CAP],
+    pub(super) skip: AtomicUsize,
+    /// The first 8 of the `skip` shared bytes ([`Common::head`]).
+    pub(super) common_head: AtomicU64,
+    pub(super) heads: [AtomicU64; LEAF_CAP],
     pub(super) entries: [AtomicRaw<Entry>; LEAF_CAP],
     pub(super) next: AtomicRaw<Node>,
     pub(super) low: AtomicRaw<Key>,
@@ -93,7 +178,9 @@ impl Leaf {
         Leaf {
             latch: Latch::new(),
             count: AtomicUsize::new(0),
-            prefixes: array::from_fn(|_| AtomicU64::new(0)),
+            skip: AtomicUsize::new(0),
+            common_head: AtomicU64::new(0),
+            heads: array::from_fn(|_| AtomicU64::new(0)),
             entries: array::from_fn(|_| AtomicRaw::null()),
             next: AtomicRaw::null(),
             low: AtomicRaw::null(),
@@ -114,13 +201,49 @@ impl Leaf {
         deref(self.entries[i].load(Acquire, guard))
     }
 
-    /// Orders `probe` against entry `i`.
+    /// `probe` as this leaf compares it (`Err`: its order against every key of the range), with
+    /// the leaf's `skip`. `None` if the fences changed meanwhile (the latch check fails).
     #[inline(always)]
-    fn cmp_at(&self, probe: &Probe<'_>, i: usize, guard: &Guard) -> Option<Ordering> {
-        let prefix = self.prefixes[i].load(Relaxed);
-        match probe.prefix().cmp(&prefix) {
-            Ordering::Equal => Some(probe.cmp_prefixed(prefix, &self.entry(i, guard)?.key)),
-            unequal => Some(unequal),
+    pub(super) fn sought<'a>(&self, probe: &Probe<'a>, guard: &Guard) -> Option<(Result<Sought<'a>, Ordering>, usize)> {
+        let common = Common { skip: self.skip.load(Relaxed), head: self.common_head.load(Relaxed) };
+        let sought = Sought::new(probe, common, || self.low(guard).map(Key::as_bytes))?;
+        Some((sought, common.skip))
+    }
+
+    /// Orders the sought key against entry `i`.
+    #[inline(always)]
+    fn cmp_at(&self, sought: &Sought<'_>, skip: usize, i: usize, guard: &Guard) -> Option<Ordering> {
+        sought.cmp(self.heads[i].load(Relaxed), skip, || self.entry(i, guard).map(|e| &e.key))
+    }
+
+    /// Orders `probe` against entry `i`.
+    #[inline]
+    pub(super) fn cmp_entry(&self, probe: &Probe<'_>, i: usize, guard: &Guard) -> Option<Ordering> {
+        match self.sought(probe, guard)? {
+            (Ok(sought), skip) => self.cmp_at(&sought, skip, i, guard),
+            (Err(order), _) => Some(order),
+        }
+    }
+
+    /// Stores entry `i`'s head (the caller holds the latch).
+    #[inline]
+    pub(super) fn set_head(&self, i: usize, key: &[u8]) {
+        self.heads[i].store(head_of(key, self.skip.load(Relaxed)), Relaxed);
+    }
+
+    /// Takes the common prefix of the fences as the leaf's `skip` and recomputes the heads of
+    /// its entries (the caller holds the latch; the fences just changed).
+    pub(super) fn refit(&self, guard: &Guard) {
+        let common = match (self.low(guard), self.high(guard)) {
+            (Some(low), Some(high)) => Common::of(&low.as_bytes()[..common_len(low.as_bytes(), high.as_bytes())]),
+            _ => Common::default(),
+        };
+        let skip = common.skip;
+        self.skip.store(skip, Relaxed);
+        self.common_head.store(common.head, Relaxed);
+        for i in 0..self.len() {
+            let key = &self.entry(i, guard).expect("a locked leaf is complete").key;
+            self.heads[i].store(head_of(key.as_bytes(), skip), Relaxed);
         }
     }
 
@@ -128,11 +251,16 @@ impl Leaf {
     /// if an entry was missing (a reader met a writer; the latch check fails).
     #[inline]
     pub(super) fn lower_bound(&self, probe: &Probe<'_>, n: usize, guard: &Guard) -> Option<(usize, bool)> {
-        // Appends: past the last entry in one comparison.
         if n == 0 {
             return Some((0, false));
         }
-        match self.cmp_at(probe, n - 1, guard)? {
+        let (sought, skip) = match self.sought(probe, guard)? {
+            (Ok(sought), skip) => (sought, skip),
+            (Err(Ordering::Less), _) => return Some((0, false)),
+            (Err(_), _) => return Some((n, false)),
+        };
+        // Appends: past the last entry in one comparison.
+        match self.cmp_at(&sought, skip, n - 1, guard)? {
             Ordering::Greater => return Some((n, false)),
             Ordering::Equal => return Some((n - 1, true)),
             Ordering::Less => {}
@@ -140,7 +268,7 @@ impl Leaf {
         let (mut lo, mut hi) = (0, n - 1);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            match self.cmp_at(probe, mid, guard)? {
+            match self.cmp_at(&sought, skip, mid, guard)? {
                 Ordering::Greater => lo = mid + 1,
                 Ordering::Equal => return Some((mid, true)),
                 Ordering::Less => hi = mid,
@@ -170,7 +298,7 @@ impl Leaf {
     /// Moves entries `from..n` one place right (the caller holds the latch and `n < LEAF_CAP`).
     pub(super) fn shift_right(&self, from: usize, n: usize, guard: &Guard) {
         for i in (from..n).rev() {
-            self.prefixes[i + 1].store(self.prefixes[i].load(Relaxed), Relaxed);
+            self.heads[i + 1].store(self.heads[i].load(Relaxed), Relaxed);
             self.entries[i + 1].store(self.entries[i].load(Relaxed, guard), Release);
         }
     }
@@ -179,7 +307,7 @@ impl Leaf {
     /// holds the latch).
     pub(super) fn shift_left(&self, from: usize, n: usize, guard: &Guard) {
         for i in from + 1..n {
-            self.prefixes[i - 1].store(self.prefixes[i].load(Relaxed), Relaxed);
+            self.heads[i - 1].store(self.heads[i].load(Relaxed), Relaxed);
             self.entries[i - 1].store(self.entries[i].load(Relaxed, guard), Release);
         }
         self.entries[n - 1].store(RawPtr::null(), Relaxed);
@@ -209,9 +337,11 @@ impl Drop for Leaf {
 
 /// An inner node: `keys[i]` separates `children[i]` (keys below it) from `children[i + 1]`.
 /// Keys and their count never change once the node is published; a child pointer is replaced
-/// in place when the child is rebuilt.
+/// in place when the child is rebuilt. The keys share their first `skip` bytes; `heads` are
+/// the 8 bytes after those.
 pub(super) struct Inner {
-    pub(super) prefixes: Box<[u64]>,
+    common: Common,
+    heads: Box<[u64]>,
     pub(super) keys: Box<[Key]>,
     pub(super) children: Box<[AtomicRaw<Node>]>,
 }
@@ -220,8 +350,16 @@ impl Inner {
     /// A node of `keys` and `children` (one more child than keys).
     pub(super) fn new(keys: Vec<Key>, children: &[RawPtr<'_, Node>]) -> Self {
         debug_assert_eq!(keys.len() + 1, children.len());
+        let common = match (keys.first(), keys.last()) {
+            (Some(first), Some(last)) if keys.len() > 1 => {
+                Common::of(&first.as_bytes()[..common_len(first.as_bytes(), last.as_bytes())])
+            }
+            _ => Common::default(),
+        };
+        let skip = common.skip;
         Inner {
-            prefixes: keys.iter().map(Key::prefix).collect(),
+            common,
+            heads: keys.iter().map(|k| head_of(k.as_bytes(), skip)).collect(),
             keys: keys.into_boxed_slice(),
             children: children.iter().map(|&c| AtomicRaw::new(c)).collect(),
         }
@@ -243,15 +381,21 @@ impl Inner {
     /// probe`; `Equal`: `s < probe`).
     #[inline]
     fn count_below(&self, probe: &Probe<'_>, bar: Ordering) -> usize {
+        let sought = match Sought::new(probe, self.common, || Some(self.keys[0].as_bytes())) {
+            Some(Ok(sought)) => sought,
+            Some(Err(Ordering::Less)) => return 0,
+            _ => return self.keys.len(),
+        };
         let (mut lo, mut hi) = (0, self.keys.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            let prefix = self.prefixes[mid];
-            let ord = match probe.prefix().cmp(&prefix) {
-                Ordering::Equal => probe.cmp_prefixed(prefix, &self.keys[mid]),
-                unequal => unequal,
+            let head = self.heads[mid];
+            // Unequal heads decide alike for both bars; a tie loads the key.
+            let above = match sought.head == head {
+                false => sought.head > head,
+                true => cmp_after_prefix(sought.bytes, &self.keys[mid].as_bytes()[self.common.skip..]) > bar,
             };
-            if ord > bar {
+            if above {
                 lo = mid + 1;
             } else {
                 hi = mid;

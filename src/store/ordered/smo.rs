@@ -67,13 +67,15 @@ impl Ordered {
         };
         let right = Leaf::new();
         for i in keep..n {
-            right.prefixes[i - keep].store(leaf.prefixes[i].load(Relaxed), Relaxed);
             right.entries[i - keep].store(leaf.entries[i].load(Relaxed, guard), Relaxed);
         }
         right.count.store(n - keep, Relaxed);
         right.next.store(leaf.next.load(Relaxed, guard), Relaxed);
         right.high.store(leaf.high.load(Relaxed, guard), Relaxed);
         right.low.store(publish(sep.clone()), Relaxed);
+        // The left leaf keeps its heads: its range only narrowed, so its keys still share
+        // what they shared.
+        right.refit(guard);
         let rightmost = leaf.high.load(Relaxed, guard).is_null();
         let right = publish(Node::Leaf(right));
         if rightmost {
@@ -153,13 +155,17 @@ impl Ordered {
             let left = left.expect("a leaf after a sibling branch has a low fence");
             let _left_locked = left.latch.lock().expect("leaves in the tree are current");
             left.next.store(leaf.next.load(Relaxed, guard), Release);
-            left.high.swap(leaf.high.swap(RawPtr::null(), Relaxed, guard), Release, guard)
+            let old = left.high.swap(leaf.high.swap(RawPtr::null(), Relaxed, guard), Release, guard);
+            left.refit(guard);
+            old
         } else {
             // The range joins the right neighbour's (the first leaf of the next branch).
             let right = leaf.next_leaf(guard).expect("a first child with siblings has a next leaf");
             let old = {
                 let _right_locked = right.latch.lock().expect("leaves in the tree are current");
-                right.low.swap(leaf.low.swap(RawPtr::null(), Relaxed, guard), Release, guard)
+                let old = right.low.swap(leaf.low.swap(RawPtr::null(), Relaxed, guard), Release, guard);
+                right.refit(guard);
+                old
             };
             if let Some(left) = left {
                 let _left_locked = left.latch.lock().expect("leaves in the tree are current");

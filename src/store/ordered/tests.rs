@@ -33,7 +33,8 @@ fn entry(key: &[u8]) -> Owned<Entry> {
 /// Keys of assorted lengths that share prefixes (short, 8-byte and long keys, some prefixes
 /// of others).
 fn key_of(n: u64) -> Vec<u8> {
-    match n % 4 {
+    match n % 5 {
+        4 => format!("tables/a-long-shared-prefix/{:06}/{}", n / 3, n % 7).into_bytes(),
         0 => format!("{n:010}").into_bytes(),
         1 => format!("{:010}-and-a-longer-tail-{n}", n - 1).into_bytes(),
         2 => (n as u32).to_be_bytes().to_vec(),
