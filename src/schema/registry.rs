@@ -2,7 +2,7 @@
 //! once per session and table: sessions keep their own handle map afterwards).
 //!
 //! # Where a table is freed
-//! A table holds an `scc::TreeIndex`, whose drop runs the epoch collector. The registry's
+//! A table holds `scc` and `sdd` structures whose drop runs the epoch collector. The registry's
 //! `HashIndex` frees the values it removed from inside that same collector (when it reclaims a
 //! bucket), and a table freed there re-enters the collector and deadlocks on its own lock (a
 //! dropped table hung `WT_CONNECTION::close`). So the hash index never holds the last reference:

@@ -1,10 +1,12 @@
-//! The index of one table: the same `Key -> Shared<Slot>` map held twice, in an
-//! `scc::TreeIndex` (order: `seek`, `first`, `last`, scans) and a hash index (point look-ups:
-//! `get`, and writers finding their slot).
+//! The index of one table: the same `Key -> Shared<Slot>` map held twice, in an ordered index
+//! of our own ([`super::ordered`]: order, `seek`, `first`, `last`, scans) and a hash index
+//! (point look-ups: `get`, and writers finding their slot).
 //!
-//! Why two: a `TreeIndex` look-up in a 10,000-key table costs ~1,000 instructions (four levels of
-//! 15-entry unsorted leaf arrays scanned linearly), ~8 M look-ups/s on one core; the hash index
-//! does the same look-up in a fraction of that (see the module report).
+//! Why two: a look-up through the ordered index in a 10,000-key table costs about 370
+//! instructions more per `search` than the hash index's (two inner levels and a leaf, each a
+//! binary search; measured with the hash index removed: `search` 765 instructions against
+//! 395), so point reads keep the hash index, and appends pay for it (a hash insert per new key,
+//! and the table's growth: about a quarter of an append's instructions).
 //!
 //! The hash index is two `scc::HashIndex`es split by key length: keys of at most 8 bytes are kept
 //! as a plain-data `ShortKey` (prefix and length), longer keys as a [`Key`]. A key is in exactly
@@ -13,8 +15,8 @@
 //! 10,000-key table under a held guard, against about 205 through the `Key`-keyed index).
 //!
 //! # Publication protocol (keeps the two in agreement)
-//! 1. A new key's slot is created *pending* (null head) and inserted into the tree; the tree
-//!    decides which slot owns a key.
+//! 1. A new key's slot is created *pending* (null head) and inserted into the ordered index (the
+//!    "tree" below), which decides which slot owns a key.
 //! 2. The pending slot is *published*: put into the hash index (any writer that meets a pending
 //!    slot may do it; a retired leftover there is unlinked first).
 //! 3. Only then does a CAS give the head its first version: the insert's linearization point.

@@ -1,9 +1,9 @@
 //! The store: the in-memory ordered index of one table.
 //!
 //! - [`Index`] maps packed key bytes to a shared [`Slot`] holding the key's version chain, in an
-//!   `scc::TreeIndex` (order) and a hash index (point look-ups: two `scc::HashIndex`es split by
-//!   key length) that hold the same slots; the publication protocol that keeps them in agreement
-//!   is in [`index`].
+//!   ordered index of our own ([`ordered`]: a B+tree read without locks) and a hash index (point
+//!   look-ups: two `scc::HashIndex`es split by key length) that hold the same slots; the
+//!   publication protocol that keeps them in agreement is in [`index`].
 //! - Readers take no lock and write no shared memory: a hash probe (`read`) or a tree descent
 //!   (`seek`, `first`, `last`) comparing inline [`Key`]s against a precomputed [`Probe`], then
 //!   one atomic load of the slot head and a visibility check against the caller's [`ReadView`]

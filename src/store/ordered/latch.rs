@@ -22,20 +22,20 @@ const OBSOLETE: u64 = 2;
 const STEP: u64 = 4;
 
 /// A leaf's version word.
-pub(super) struct Latch(AtomicU64);
+pub(crate) struct Latch(AtomicU64);
 
 /// The leaf left the tree.
 #[derive(Debug)]
-pub(super) struct Obsolete;
+pub(crate) struct Obsolete;
 
 impl Latch {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Latch(AtomicU64::new(0))
     }
 
     /// A version to read the leaf under: waits while a writer holds it; `None` once obsolete.
     #[inline(always)]
-    pub(super) fn begin_read(&self) -> Option<u64> {
+    pub(crate) fn begin_read(&self) -> Option<u64> {
         let v = self.0.load(Acquire);
         if v & (LOCKED | OBSOLETE) == 0 {
             return Some(v);
@@ -61,14 +61,14 @@ impl Latch {
     /// Whether nothing changed the leaf since [`Latch::begin_read`] returned `v`: what was read
     /// in between is a consistent state.
     #[inline(always)]
-    pub(super) fn still(&self, v: u64) -> bool {
+    pub(crate) fn still(&self, v: u64) -> bool {
         fence(Acquire);
         self.0.load(Relaxed) == v
     }
 
     /// Takes the writer's lock (waits for another writer).
     #[inline]
-    pub(super) fn lock(&self) -> Result<Locked<'_>, Obsolete> {
+    pub(crate) fn lock(&self) -> Result<Locked<'_>, Obsolete> {
         let backoff = Backoff::new();
         loop {
             let v = self.0.load(Relaxed);
@@ -86,7 +86,7 @@ impl Latch {
 }
 
 /// A held lock; dropping it unlocks with a new version.
-pub(super) struct Locked<'a> {
+pub(crate) struct Locked<'a> {
     latch: &'a Latch,
     version: u64,
 }

@@ -38,6 +38,9 @@ use sdd::{AtomicRaw, Guard, Owned, RawPtr};
 pub use cursor::{Cursor, Steps};
 pub use node::Entry;
 
+#[cfg(loom)]
+pub(crate) use latch::Latch;
+
 use crate::store::key::Probe;
 use node::{deref, publish, Leaf, Node, Target, LEAF_CAP};
 
