@@ -129,6 +129,17 @@ unsafe extern "C" fn add_compressor(
     unsafe { call(conn, "WT_CONNECTION.add_compressor", |c| super::extensions::add_compressor(c, name, compressor)) }
 }
 
+unsafe extern "C" fn add_extractor(
+    conn: *mut WT_CONNECTION,
+    name: *const c_char,
+    extractor: *mut WT_EXTRACTOR,
+    config: *const c_char,
+) -> c_int {
+    let _ = config;
+    // SAFETY: the application's open connection, strings and extractor.
+    unsafe { call(conn, "WT_CONNECTION.add_extractor", |c| super::extractor::add_extractor(c, name, extractor)) }
+}
+
 unsafe extern "C" fn load_extension(conn: *mut WT_CONNECTION, path: *const c_char, config: *const c_char) -> c_int {
     // SAFETY: the application's open connection and strings.
     unsafe {
@@ -184,7 +195,6 @@ not_yet! {
     configure_method(method: *const c_char, uri: *const c_char, config: *const c_char, t: *const c_char, check: *const c_char) => "WT_CONNECTION.configure_method";
     add_data_source(prefix: *const c_char, ds: *mut WT_DATA_SOURCE, config: *const c_char) => "WT_CONNECTION.add_data_source";
     add_encryptor(name: *const c_char, x: *mut WT_ENCRYPTOR, config: *const c_char) => "WT_CONNECTION.add_encryptor";
-    add_extractor(name: *const c_char, x: *mut WT_EXTRACTOR, config: *const c_char) => "WT_CONNECTION.add_extractor";
     set_file_system(fs: *mut WT_FILE_SYSTEM, config: *const c_char) => "WT_CONNECTION.set_file_system";
     add_storage_source(name: *const c_char, x: *mut WT_STORAGE_SOURCE, config: *const c_char) => "WT_CONNECTION.add_storage_source";
     get_storage_source(name: *const c_char, x: *mut *mut WT_STORAGE_SOURCE) => "WT_CONNECTION.get_storage_source";

@@ -34,7 +34,7 @@ struct CompressorSlots {
 }
 
 /// A pointer the application passed, moved into the close action that uses it.
-struct Sendable<T>(*mut T);
+pub(super) struct Sendable<T>(pub(super) *mut T);
 // SAFETY: the application's extension objects live until the connection closes (the API's
 // rule) and are used by the closing thread only.
 unsafe impl<T> Send for Sendable<T> {}

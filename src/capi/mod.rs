@@ -56,6 +56,7 @@ mod cursor;
 mod diagnostic;
 mod events;
 mod extensions;
+mod extractor;
 mod global;
 mod handles;
 mod listing_cursor;

@@ -73,6 +73,8 @@ pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Re
             #[cfg(feature = "diagnostic")]
             busy: std::sync::atomic::AtomicUsize::new(0),
         }));
+        // SAFETY: just made from a Box, not yet shared; extension callbacks get this pointer.
+        unsafe { (*raw).core.set_caller(raw as usize) };
         // Only this slot's claimant writes its entry (the claim and the release order it).
         conn.sessions[slot].store(raw, Ordering::Relaxed);
         raw

@@ -311,6 +311,40 @@ UL_GET_INT(__ul_shim_get_key_int, __unlatched_cursor_get_key_int)
 UL_GET_INT(__ul_shim_get_value_int, __unlatched_cursor_get_value_int)
 #undef UL_GET_INT
 
+/*
+ * The result cursor of an index extractor (src/capi/extractor.rs): `set_key` packs the index
+ * key with the cursor's plan; it has no value, and its getters answer ENOTSUP.
+ */
+extern UL_PRIVATE void __unlatched_extract_set_key(WT_CURSOR *cursor, const ul_arg *args, size_t n);
+extern UL_PRIVATE int __unlatched_extract_refuse(WT_CURSOR *cursor, int key);
+
+void
+__ul_shim_extract_set_key(WT_CURSOR *cursor, ...)
+{
+    va_list ap;
+    va_start(ap, cursor);
+    ul_set(cursor, &((ul_cursor *)cursor)->key, &ap, __unlatched_extract_set_key);
+    va_end(ap);
+}
+
+void
+__ul_shim_extract_set_value(WT_CURSOR *cursor, ...)
+{
+    (void)cursor;
+}
+
+int
+__ul_shim_extract_get_key(WT_CURSOR *cursor, ...)
+{
+    return __unlatched_extract_refuse(cursor, 1);
+}
+
+int
+__ul_shim_extract_get_value(WT_CURSOR *cursor, ...)
+{
+    return __unlatched_extract_refuse(cursor, 0);
+}
+
 int
 __ul_shim_bind_configuration(WT_SESSION *session, const char *compiled, ...)
 {
