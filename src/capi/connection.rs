@@ -17,7 +17,7 @@ use super::types::*;
 /// Builds the handle of an opened connection.
 pub fn new_handle(core: Connection, events: Events) -> *mut WT_CONNECTION {
     let sessions = (0..core.slots().capacity()).map(|_| CachePadded::new(AtomicPtr::default())).collect();
-    let handle = Box::new(ConnectionHandle { iface: vtable(), core, events, sessions });
+    let handle = Box::new(ConnectionHandle { iface: vtable(), core, events, sessions, extension_api: Default::default() });
     let raw = Box::into_raw(handle);
     // SAFETY: `raw` was just made from a Box; its first field is the public struct.
     unsafe { &mut (*raw).iface }
@@ -147,8 +147,14 @@ unsafe extern "C" fn load_extension(conn: *mut WT_CONNECTION, path: *const c_cha
     }
 }
 
-unsafe extern "C" fn get_extension_api(_conn: *mut WT_CONNECTION) -> *mut WT_EXTENSION_API {
-    std::ptr::null_mut()
+unsafe extern "C" fn get_extension_api(conn: *mut WT_CONNECTION) -> *mut WT_EXTENSION_API {
+    guard("WT_CONNECTION.get_extension_api", std::ptr::null_mut(), || {
+        // SAFETY: the application's open connection.
+        match unsafe { ConnectionHandle::from_ptr(conn) } {
+            Some(c) => super::extension_api::get(c, conn),
+            None => std::ptr::null_mut(),
+        }
+    })
 }
 
 unsafe extern "C" fn query_timestamp(conn: *mut WT_CONNECTION, hex: *mut c_char, config: *const c_char) -> c_int {

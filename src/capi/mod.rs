@@ -55,6 +55,7 @@ mod connection;
 mod cursor;
 mod diagnostic;
 mod events;
+mod extension_api;
 mod extensions;
 mod extractor;
 mod global;
