@@ -195,4 +195,53 @@ mod tests {
         ext.terminate();
         assert_eq!(order.load(Ordering::SeqCst), 2);
     }
+
+    /// An extractor that counts its customizations and, customized, its drops.
+    struct Counting {
+        customized: Arc<AtomicU32>,
+        dropped: Arc<AtomicU32>,
+        owned: bool,
+    }
+
+    impl Extractor for Counting {
+        fn extract(&self, _: usize, _: &Format, _: &[u8], _: &[u8], keys: &mut Vec<Vec<u8>>) -> Result<()> {
+            keys.push(b"k".to_vec());
+            Ok(())
+        }
+
+        fn customize(&self, _: usize, uri: &str, _: &str) -> Result<Option<Arc<dyn Extractor>>> {
+            self.customized.fetch_add(1, Ordering::SeqCst);
+            let own = || Counting { customized: Arc::clone(&self.customized), dropped: Arc::clone(&self.dropped), owned: true };
+            Ok(uri.ends_with("own").then(|| Arc::new(own()) as Arc<dyn Extractor>))
+        }
+    }
+
+    impl Drop for Counting {
+        fn drop(&mut self) {
+            if self.owned {
+                self.dropped.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    #[test]
+    fn extractors_resolve_once_per_index_and_customized_ones_go_with_it() {
+        let ext = Extensions::default();
+        let (customized, dropped) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+        let x = Arc::new(Counting { customized: Arc::clone(&customized), dropped: Arc::clone(&dropped), owned: false });
+        assert_eq!(ext.add_extractor("none", x.clone(), None).unwrap_err().kind(), Kind::Invalid);
+        ext.add_extractor("x", x, None).unwrap();
+        assert_eq!(ext.index_extractor(0, "index:t:a", "nope", "").err().map(|e| e.kind()), Some(Kind::Invalid));
+        ext.index_extractor(0, "index:t:a", "x", "").unwrap();
+        ext.index_extractor(0, "index:t:a", "x", "").unwrap();
+        let own = ext.index_extractor(0, "index:t:own", "x", "").unwrap();
+        assert_eq!(customized.load(Ordering::SeqCst), 2);
+        ext.forget_index("index:t:own");
+        assert_eq!(dropped.load(Ordering::SeqCst), 0, "a holder keeps it");
+        drop(own);
+        assert_eq!(dropped.load(Ordering::SeqCst), 1);
+        ext.index_extractor(0, "index:t:own", "x", "").unwrap();
+        ext.terminate();
+        assert_eq!(dropped.load(Ordering::SeqCst), 2);
+    }
 }
