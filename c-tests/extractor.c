@@ -205,6 +205,9 @@ test_registration_and_bad_input(WT_CONNECTION *conn, WT_SESSION *s)
     OK(conn->add_extractor(conn, "whole", &whole_value_extractor, NULL));
 
     OK(s->create(s, "table:terms", "key_format=S,value_format=HH,columns=(name,start,end)"));
+    /* On a table, extractor= is ignored (as the reference). */
+    OK(s->create(s, "table:ignored", "key_format=S,value_format=S,extractor=years"));
+    OK(s->drop(s, "table:ignored", NULL));
     ul_recorder_clear(&rec);
     CHECK_RC(s->create(s, "index:terms:nofmt", "extractor=years"), EINVAL);
     CHECK_MSG(&rec, EINVAL, "index:terms:nofmt: custom extractors require a key_format");
