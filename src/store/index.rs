@@ -30,14 +30,13 @@
 //! Readers treat pending, tombstone and retired heads alike: absent.
 
 use std::fmt;
-use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
 
-use scc::tree_index::Proximity;
-use scc::{Guard, HashIndex, Shared, Tag, TreeIndex};
-use sdd::Ptr;
+use scc::{Guard, HashIndex, Shared, Tag};
+use sdd::{Owned, Ptr};
 
 use super::key::{Key, KeyHashBuilder, Probe, ShortKey};
+use super::ordered::{Entry, Ordered, Steps};
 use super::version::{
     is_prepared, Data, ReadView, Slot, Version, NO_READ_TS, RETIRED, TS_ABORTED, TS_LATEST, TXN_COMMITTED,
 };
@@ -150,7 +149,7 @@ pub struct Written<'g> {
 /// change).
 pub struct Index {
     /// All slots, in key order: positioning and scans.
-    tree: TreeIndex<Key, Shared<Slot>>,
+    tree: Ordered,
     /// The same slots by hash, keys of at most 8 bytes ([`ShortKey`]): point look-ups (`get`,
     /// and writers finding their slot).
     short: HashIndex<ShortKey, Shared<Slot>, KeyHashBuilder>,
@@ -178,7 +177,7 @@ impl Index {
     /// An empty index.
     pub fn new() -> Self {
         Index {
-            tree: TreeIndex::new(),
+            tree: Ordered::new(),
             short: HashIndex::with_hasher(KeyHashBuilder::default()),
             long: HashIndex::with_hasher(KeyHashBuilder::default()),
             layered: false,
@@ -291,71 +290,22 @@ impl Index {
         view: ReadView,
         guard: &'g Guard,
     ) -> Option<(&'g [u8], &'g [u8])> {
-        let probe = Probe::new(key);
-        // `locate` finds the key or its neighbours with one forward-positioned descent (a
-        // backward `range` costs twice as much). The neighbour it reports is the answer unless
-        // it is not live in `view` (pending, removed, retired or too new), in which case a
-        // bounded range scan takes over.
-        let candidate = match self.tree.locate(&probe, guard) {
-            Proximity::Exact(mut iter) => {
-                let exact = iter.get();
-                return match dir {
-                    Seek::Ge => exact
-                        .and_then(|e| live_entry(e, view, guard))
-                        .or_else(|| first_live(iter, view, guard)),
-                    Seek::Gt => first_live(iter, view, guard),
-                    Seek::Le | Seek::Lt => {
-                        if dir == Seek::Le {
-                            if let Some(e) = exact.and_then(|e| live_entry(e, view, guard)) {
-                                return Some(e);
-                            }
-                        }
-                        iter.flip();
-                        first_live(iter.rev(), view, guard)
-                    }
-                };
-            }
-            Proximity::Between(iter) => match dir {
-                Seek::Ge | Seek::Gt => iter.get_back(),
-                Seek::Le | Seek::Lt => iter.get(),
-            },
-            Proximity::Smaller(iter) => match dir {
-                Seek::Ge | Seek::Gt => return None,
-                Seek::Le | Seek::Lt => iter.get_back(),
-            },
-            Proximity::Larger(iter) => match dir {
-                Seek::Ge | Seek::Gt => iter.get(),
-                Seek::Le | Seek::Lt => return None,
-            },
-            Proximity::Empty => return None,
-        };
-        candidate
-            .and_then(|e| live_entry(e, view, guard))
-            .or_else(|| self.seek_by_range(&probe, dir, view, guard))
+        first_live(self.steps(Some(&Probe::new(key)), dir, guard), view, guard)
     }
 
-    /// [`Index::seek`] by a range scan from the probe.
-    fn seek_by_range<'g>(
-        &'g self,
-        probe: &Probe<'_>,
-        dir: Seek,
-        view: ReadView,
-        guard: &'g Guard,
-    ) -> Option<(&'g [u8], &'g [u8])> {
-        let (lo, hi): (Bound<&Probe<'_>>, Bound<&Probe<'_>>) = match dir {
-            Seek::Ge => (Included(probe), Unbounded),
-            Seek::Gt => (Excluded(probe), Unbounded),
-            Seek::Le => (Unbounded, Included(probe)),
-            Seek::Lt => (Unbounded, Excluded(probe)),
-        };
-        let range = self.tree.range::<Probe<'_>, _>((lo, hi), guard);
-        match dir {
-            Seek::Ge | Seek::Gt => first_live(range, view, guard),
-            Seek::Le | Seek::Lt => first_live(range.rev(), view, guard),
+    /// The entries from the first `dir` finds from `probe` (from either end for `None`) on, in
+    /// `dir`'s direction.
+    #[inline]
+    fn steps<'g>(&'g self, probe: Option<&Probe<'_>>, dir: Seek, guard: &'g Guard) -> Steps<'g> {
+        match (dir, probe) {
+            (Seek::Ge | Seek::Gt, Some(probe)) => self.tree.seek_ge(probe, dir == Seek::Gt, guard).steps(true),
+            (Seek::Ge | Seek::Gt, None) => self.tree.iter(guard),
+            (Seek::Le | Seek::Lt, probe) => self.tree.seek_le(probe, dir == Seek::Lt, guard).steps(false),
         }
     }
 
-    /// [`Index::seek`] by the range-scan path only (tests compare both paths).
+    /// [`Index::seek`] by a scan of every entry from one end (tests compare it with the
+    /// positioned seek).
     #[cfg(test)]
     pub(crate) fn seek_slow<'g>(
         &'g self,
@@ -364,7 +314,14 @@ impl Index {
         view: ReadView,
         guard: &'g Guard,
     ) -> Option<(&'g [u8], &'g [u8])> {
-        self.seek_by_range(&Probe::new(key), dir, view, guard)
+        let wanted = |e: &&Entry| match dir {
+            Seek::Ge => e.key.as_bytes() >= key,
+            Seek::Gt => e.key.as_bytes() > key,
+            Seek::Le => e.key.as_bytes() <= key,
+            Seek::Lt => e.key.as_bytes() < key,
+        };
+        let from_end = self.steps(None, dir, guard);
+        first_live(from_end.filter(wanted), view, guard)
     }
 
     /// The first entry live in `view`.
@@ -374,13 +331,13 @@ impl Index {
 
     /// The last entry live in `view`.
     pub fn last<'g>(&'g self, view: ReadView, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
-        first_live(self.tree.iter(guard).rev(), view, guard)
+        first_live(self.tree.iter_rev(guard), view, guard)
     }
 
     /// The largest key the index holds a slot for, whatever its state (pending, uncommitted,
     /// removed or retiring): `WT_CURSOR::largest_key` ignores visibility.
     pub fn last_key_any<'g>(&'g self, guard: &'g Guard) -> Option<&'g [u8]> {
-        self.tree.iter(guard).next_back().map(|(k, _)| k.as_bytes())
+        self.tree.iter_rev(guard).next().map(|e| e.key.as_bytes())
     }
 
     /// Like [`Index::seek`], but stops at the nearest entry `view` sees any version of, a
@@ -394,57 +351,16 @@ impl Index {
         view: ReadView,
         guard: &'g Guard,
     ) -> Option<(&'g [u8], Option<&'g [u8]>)> {
-        let decided = |(k, slot): (&'g Key, &'g Shared<Slot>)| {
-            let data = slot.head.load(Acquire, guard).as_ref()?.data_in(&view, guard)?;
+        let decided = |e: &'g Entry| {
+            let data = e.slot.head.load(Acquire, guard).as_ref()?.data_in(&view, guard)?;
             if is_prepared(data) {
                 // A prepared version decides the key: as a conflict (`PREPARED_VALUE`).
-                return Some((k.as_bytes(), Some(&super::version::PREPARED_VALUE[..])));
+                return Some((e.key.as_bytes(), Some(&super::version::PREPARED_VALUE[..])));
             }
-            Some((k.as_bytes(), data.bytes()))
+            Some((e.key.as_bytes(), data.bytes()))
         };
-        let Some(key) = key else {
-            return match dir {
-                Seek::Ge | Seek::Gt => self.tree.iter(guard).find_map(decided),
-                Seek::Le | Seek::Lt => self.tree.iter(guard).rev().find_map(decided),
-            };
-        };
-        let probe = Probe::new(key);
-        match dir {
-            Seek::Ge | Seek::Gt => {
-                // Forward from a positioned iterator: a `range` with a lower bound can start
-                // from the first entry when its descent finds an emptied leaf, which made each
-                // step of a scan over removals a scan of the whole index.
-                let mut iter = loop {
-                    let next = match self.tree.locate(&probe, guard) {
-                        Proximity::Exact(iter) => break iter,
-                        Proximity::Between(iter) => iter.get_back()?.0,
-                        Proximity::Larger(iter) => iter.get()?.0,
-                        Proximity::Smaller(_) | Proximity::Empty => return None,
-                    };
-                    // Positioned on the next key; if it left meanwhile, look again.
-                    if let Some(iter) = self.exact_at(next, guard) {
-                        break iter;
-                    }
-                };
-                let at = iter.get()?;
-                if at.0.as_bytes() > key || (dir == Seek::Ge && at.0.as_bytes() == key) {
-                    if let Some(found) = decided(at) {
-                        return Some(found);
-                    }
-                }
-                iter.find_map(decided)
-            }
-            Seek::Le => self.tree.range::<Probe<'_>, _>((Unbounded, Included(&probe)), guard).rev().find_map(decided),
-            Seek::Lt => self.tree.range::<Probe<'_>, _>((Unbounded, Excluded(&probe)), guard).rev().find_map(decided),
-        }
-    }
-
-    /// An iterator positioned on `key` (`None` if the tree no longer holds it).
-    fn exact_at<'g>(&'g self, key: &Key, guard: &'g Guard) -> Option<scc::tree_index::Iter<'g, Key, Shared<Slot>>> {
-        match self.tree.locate(&Probe::new(key.as_bytes()), guard) {
-            Proximity::Exact(iter) => Some(iter),
-            _ => None,
-        }
+        let probe = key.map(Probe::new);
+        self.steps(probe.as_ref(), dir, guard).find_map(decided)
     }
 
     /// The committed state `view` sees of up to `limit` entries from `from` (inclusive; `None`
@@ -468,11 +384,7 @@ impl Index {
         let guard = Guard::new();
         let view = ReadView { ignore_prepare: true, ..view };
         let start = from.map(Probe::new);
-        let lo: Bound<&Probe<'_>> = match &start {
-            Some(p) => Included(p),
-            None => Unbounded,
-        };
-        for (n, (k, slot)) in self.tree.range::<Probe<'_>, _>((lo, Unbounded), &guard).enumerate() {
+        for (n, Entry { key: k, slot }) in self.steps(start.as_ref(), Seek::Ge, &guard).enumerate() {
             if n == limit {
                 return Some(k.as_bytes().to_vec());
             }
@@ -518,7 +430,7 @@ impl Index {
         let guard = Guard::new();
         self.tree
             .iter(&guard)
-            .filter(|(_, slot)| slot.latest_value(&guard).is_some())
+            .filter(|e| e.slot.latest_value(&guard).is_some())
             .count()
     }
 
@@ -527,7 +439,7 @@ impl Index {
     pub fn version_stats(&self) -> VersionStats {
         let guard = Guard::new();
         let mut stats = VersionStats::default();
-        for (_, slot) in self.tree.iter(&guard) {
+        for Entry { slot, .. } in self.tree.iter(&guard) {
             let (n, bytes) = slot.chain_stats(&guard);
             stats.slots += 1;
             stats.versions += n;
@@ -544,7 +456,7 @@ impl Index {
         let guard = Guard::new();
         self.tree
             .iter(&guard)
-            .map(|(key, slot)| {
+            .map(|Entry { key, slot }| {
                 let (versions, bytes) = slot.chain_stats(&guard);
                 // Values beyond the version structs themselves.
                 let values = bytes.saturating_sub(versions * std::mem::size_of::<Version>());
@@ -558,7 +470,7 @@ impl Index {
     /// that wants memory back at once.
     pub fn prune_all(&self, oldest: u64, pinned: u64) {
         let guard = Guard::new();
-        for (key, slot) in self.tree.iter(&guard) {
+        for Entry { key, slot } in self.tree.iter(&guard) {
             slot.prune(oldest, pinned, &guard);
             self.retire_if_removed(key.as_bytes(), slot, oldest, pinned, &guard);
         }
@@ -569,7 +481,7 @@ impl Index {
     /// Returns the number of keys changed.
     pub fn roll_back_to(&self, stable: u64) -> usize {
         let guard = Guard::new();
-        self.tree.iter(&guard).filter(|(_, slot)| slot.roll_back_to(stable, &guard)).count()
+        self.tree.iter(&guard).filter(|e| e.slot.roll_back_to(stable, &guard)).count()
     }
 
     /// Entries in the tree, checked equal to the entries in the hash index (call only while no
@@ -591,7 +503,7 @@ impl Index {
     fn find_slot<'g>(&'g self, probe: &Probe<'_>, guard: &'g Guard) -> Option<&'g Shared<Slot>> {
         match self.hash_peek(probe, guard) {
             Some(slot) => Some(slot),
-            None => self.tree.peek(probe, guard),
+            None => self.tree.get(probe, guard).map(|e| &e.slot),
         }
     }
 
@@ -642,8 +554,6 @@ impl Index {
         // Only the first pass trusts the guess.
         let mut skip_probe = likely_new && matches!(mode, Mode::Upsert | Mode::InsertNew);
         'retry: loop {
-            // Holds the slot this pass inserted into the tree (a fresh, unshared object).
-            let inserted: Shared<Slot>;
             // Published slots are in the hash index. A slot only in the tree is pending or
             // retired, so it holds no live value: a new key goes straight to the tree insert,
             // and the tree is searched only when that insert finds a slot there.
@@ -656,18 +566,10 @@ impl Index {
                     }
                     // New key: a pending slot goes into the tree first, then is published (put
                     // into the hash index, then given a version) below.
+                    // (Or another writer's slot, if one is there: `insert` returns it.)
                     let k = owned_key.get_or_insert_with(|| Key::new(key)).clone();
-                    let fresh = Shared::new(Slot::pending());
-                    if self.tree.insert_sync(k, fresh.clone()).is_ok() {
-                        inserted = fresh;
-                        &inserted
-                    } else {
-                        // Another writer's slot is there: use it.
-                        match self.tree.peek(&probe, guard) {
-                            Some(slot) => slot,
-                            None => continue 'retry,
-                        }
-                    }
+                    let fresh = Owned::new(Entry { key: k, slot: Shared::new(Slot::pending()) });
+                    &self.tree.insert(fresh, guard).0.slot
                 }
             };
             let mut cur = slot.head.load(Acquire, guard);
@@ -867,34 +769,28 @@ impl Index {
             Some(short) => self.short.remove_if_sync(&short, is_target),
             None => self.long.remove_if_sync(probe, is_target),
         };
-        self.tree
-            .remove_if_sync(probe, |v| std::ptr::eq(v.as_ptr(), target));
+        self.tree.remove_if(probe, |e| std::ptr::eq(e.slot.as_ptr(), target));
     }
 }
 
 /// `entry` as key and value bytes, if its value is live in `view`.
 #[inline]
 fn live_entry<'g>(
-    (key, slot): (&'g Key, &'g Shared<Slot>),
+    e: &'g Entry,
     view: ReadView,
     guard: &'g Guard,
 ) -> Option<(&'g [u8], &'g [u8])> {
-    slot.value_in(&view, guard).map(|v| (key.as_bytes(), v))
+    e.slot.value_in(&view, guard).map(|v| (e.key.as_bytes(), v))
 }
 
 /// The first entry of `iter` with a value live in `view`.
 #[inline]
 fn first_live<'g>(
-    iter: impl Iterator<Item = (&'g Key, &'g Shared<Slot>)>,
+    mut iter: impl Iterator<Item = &'g Entry>,
     view: ReadView,
     guard: &'g Guard,
 ) -> Option<(&'g [u8], &'g [u8])> {
-    for (key, slot) in iter {
-        if let Some(value) = slot.value_in(&view, guard) {
-            return Some((key.as_bytes(), value));
-        }
-    }
-    None
+    iter.find_map(|e| live_entry(e, view, guard))
 }
 
 /// What [`Index::version_stats`] counts.

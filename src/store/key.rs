@@ -152,6 +152,12 @@ impl Key {
         self.len() == 0
     }
 
+    /// The first 8 bytes as a big-endian integer ([`prefix_of`]).
+    #[inline(always)]
+    pub(crate) fn prefix(&self) -> u64 {
+        self.prefix
+    }
+
     /// `true` if the bytes are stored inside the key (no heap allocation).
     #[inline]
     pub fn is_inline(&self) -> bool {
@@ -224,6 +230,22 @@ impl<'a> Probe<'a> {
     #[inline]
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes
+    }
+
+    /// The first 8 bytes as a big-endian integer ([`prefix_of`]).
+    #[inline(always)]
+    pub(crate) fn prefix(&self) -> u64 {
+        self.prefix
+    }
+
+    /// Orders the probe against a key whose prefix the caller has already loaded (a node keeps
+    /// its keys' prefixes beside them): the prefixes decide, else the bytes after them.
+    #[inline(always)]
+    pub(crate) fn cmp_prefixed(&self, prefix: u64, key: &Key) -> Ordering {
+        match self.prefix.cmp(&prefix) {
+            Ordering::Equal => cmp_after_prefix(self.bytes, key.as_bytes()),
+            unequal => unequal,
+        }
     }
 
     /// The probed key as a [`ShortKey`], if it has at most [`SHORT_KEY_LEN`] bytes.

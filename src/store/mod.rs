@@ -28,6 +28,7 @@
 pub mod index;
 pub mod key;
 pub mod layered;
+pub mod ordered;
 pub mod version;
 
 pub use index::{Exists, Index, Missing, Mode, Refused, Seek, VersionStats, WriteCtx, Written};
