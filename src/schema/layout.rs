@@ -139,6 +139,12 @@ impl Layout {
                     (positions, key_format, None)
                 }
             };
+            // As the reference names it: a last `u` column is not last in the stored key, where
+            // it carries its length, so the index cursor's key format says `U` (same encoding).
+            let key_format = match key_format.as_str().strip_suffix('u') {
+                Some(head) => Format::parse(&format!("{head}U"))?,
+                None => key_format,
+            };
             let prefix_format = Format::parse(&format!("{}u", key_format.as_str()))?;
             let immutable = schema_setting(schema, "immutable").is_some();
             let name = store.name()[prefix.len()..].to_string();
