@@ -50,7 +50,7 @@ pub fn add(method: Option<Method>, config: Option<&str>, kind_name: Option<&str>
         match key {
             "min" if value.kind == ItemKind::Num => min = Some(value.num),
             "max" if value.kind == ItemKind::Num => max = Some(value.num),
-            "choices" => choices = list_elements(value.text).into_iter().map(|c| &*leak(c)).collect(),
+            "choices" => choices = list_elements(value.text),
             _ => return Err(invalid(&format!("unknown configuration key '{key}'"))),
         }
     }
@@ -66,16 +66,38 @@ pub fn add(method: Option<Method>, config: Option<&str>, kind_name: Option<&str>
         kind,
         default: leak(default),
         default_num,
-        choices: Box::leak(choices.into_boxed_slice()),
+        choices: Box::leak(choices.into_iter().map(leak).collect::<Vec<_>>().into_boxed_slice()),
         min,
         max,
         undocumented: false,
         sub: &[],
     }));
     // The configuration must pass the new key's check before it is added.
-    super::validate::check_added(def, config)?;
+    if let Err(e) = super::validate::check_added(def, config) {
+        // SAFETY: `def` and what it points to were leaked above and are referred to nowhere.
+        unsafe { reclaim(def) };
+        return Err(e);
+    }
     ADDED.write().push((found, def));
     Ok(())
+}
+
+/// Frees a key definition `add` leaked and did not keep.
+///
+/// # Safety
+/// `def` and its strings come from `add`'s leaks, and nothing refers to them any more.
+unsafe fn reclaim(def: &'static KeyDef) {
+    // SAFETY: per the contract, each pointer is a leaked Box of that type, freed once (`path`
+    // is `name`).
+    unsafe {
+        let def = Box::from_raw(std::ptr::from_ref(def).cast_mut());
+        for choice in def.choices {
+            drop(Box::from_raw(std::ptr::from_ref::<str>(choice).cast_mut()));
+        }
+        drop(Box::from_raw(std::ptr::from_ref::<[&'static str]>(def.choices).cast_mut()));
+        drop(Box::from_raw(std::ptr::from_ref::<str>(def.name).cast_mut()));
+        drop(Box::from_raw(std::ptr::from_ref::<str>(def.default).cast_mut()));
+    }
 }
 
 fn leak(text: &str) -> &'static str {
