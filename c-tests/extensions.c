@@ -96,6 +96,9 @@ loaded(const char *library)
     CHECK_RC(s->create(s, "table:e", "key_format=S,value_format=S,collator=ext_nocase"), ENOTSUP);
     CHECK_RC(s->create(s, "table:f", "key_format=S,value_format=S,block_compressor=ext_copy"), ENOTSUP);
     CHECK_RC(s->create(s, "table:g", "key_format=S,value_format=S,collator=ext_other"), EINVAL);
+    /* config= reaches the entry function (read through WT_EXTENSION_API::config_get). */
+    OK(conn->load_extension(conn, library, "config=(extra=ext_other)"));
+    CHECK_RC(s->create(s, "table:g", "key_format=S,value_format=S,collator=ext_other"), ENOTSUP);
     /* A missing entry function. */
     CHECK_RC(conn->load_extension(conn, library, "entry=no_such_function"), EINVAL);
     OK(conn->close(conn, NULL));
@@ -104,8 +107,9 @@ loaded(const char *library)
         text[n] = '\0';
         fclose(f);
     }
-    /* Loaded twice (the second without its entry), so one init; terminates newest first. */
-    CHECK_STR(text, "init\ncollator terminate\nlibrary terminate\n");
+    /* Loaded three times (the second without its entry), so two inits; terminates newest
+     * first. */
+    CHECK_STR(text, "init\ninit\ncollator terminate\nlibrary terminate\ncollator terminate\nlibrary terminate\n");
     remove(trace);
 
     /* wiredtiger_open's extensions=: loaded with the connection; a bad one fails the open. */

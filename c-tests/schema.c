@@ -562,6 +562,50 @@ test_durable(void)
     check_durable(home, "3,2", "7");
 }
 
+/* An index on a raw-item column: its key format says `U` (the column is not last in the stored
+ * key, where it carries its length), as the reference's; search and get_key use WT_ITEMs. */
+static void
+test_item_index(WT_SESSION *s)
+{
+    WT_CURSOR *c, *ix;
+    WT_ITEM item, got;
+    const char *key;
+
+    OK(s->create(s, "table:blobs", "key_format=S,value_format=uS,columns=(k,blob,note)"));
+    OK(s->create(s, "index:blobs:blob", "columns=(blob)"));
+    OK(s->open_cursor(s, "table:blobs", NULL, NULL, &c));
+    memset(&item, 0, sizeof(item));
+    item.data = "bb";
+    item.size = 2;
+    c->set_key(c, "two");
+    c->set_value(c, &item, "second");
+    OK(c->insert(c));
+    item.data = "a";
+    item.size = 1;
+    c->set_key(c, "one");
+    c->set_value(c, &item, "first");
+    OK(c->insert(c));
+    OK(c->close(c));
+    OK(s->open_cursor(s, "index:blobs:blob", NULL, NULL, &ix));
+    CHECK_STR(ix->key_format, "U");
+    OK(ix->next(ix));
+    OK(ix->get_key(ix, &got));
+    CHECK(got.size == 1 && memcmp(got.data, "a", 1) == 0);
+    item.data = "bb";
+    item.size = 2;
+    ix->set_key(ix, &item);
+    OK(ix->search(ix));
+    OK(ix->get_key(ix, &got));
+    CHECK(got.size == 2 && memcmp(got.data, "bb", 2) == 0);
+    OK(ix->close(ix));
+    OK(s->open_cursor(s, "index:blobs:blob(k)", NULL, NULL, &ix));
+    ix->set_key(ix, &item);
+    OK(ix->search(ix));
+    OK(ix->get_value(ix, &key));
+    CHECK_STR(key, "two");
+    OK(ix->close(ix));
+}
+
 int
 main(void)
 {
@@ -573,6 +617,7 @@ main(void)
     test_bad_input(s);
     test_projections(s);
     test_indices(s);
+    test_item_index(s);
     test_colgroups(s);
     test_joins(s);
     test_rename(s);

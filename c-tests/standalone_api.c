@@ -231,6 +231,51 @@ pack_stream(void)
     CHECK_MSG(&rec, EINVAL, "Invalid type 'z'");
 }
 
+/* WT_CONNECTION::configure_method: keys a method then accepts, checked by their type and check
+ * string (the reference's messages, probed against WiredTiger 11.3.1). */
+static void
+configure_method(WT_CONNECTION *conn)
+{
+    WT_CURSOR *c;
+
+    OK(conn->configure_method(conn, "WT_SESSION.open_cursor", "my_data:", "entries=5", "int", "min=1,max=10"));
+    OK(conn->configure_method(conn, "WT_SESSION.open_cursor", "my_data:", "devices", "list", NULL));
+    OK(conn->configure_method(conn, "WT_SESSION.create", NULL, "probe=5", "int", "min=1,max=10"));
+    OK(conn->configure_method(conn, "WT_SESSION.create", NULL, "color=red", "string", "choices=[red,blue]"));
+    OK(conn->configure_method(conn, "WT_SESSION.create", NULL, "flag", "boolean", NULL));
+    /* A method without keys accepts any configuration already. */
+    OK(conn->configure_method(conn, "WT_SESSION.truncate", NULL, "flag", "boolean", NULL));
+
+    ul_recorder_clear(&rec);
+    CHECK_RC(conn->configure_method(conn, "WT_SESSION.nope", NULL, "x=1", "int", NULL), ENOENT);
+    CHECK(ul_message_has(&rec, "no method matching WT_SESSION.nope found"));
+    CHECK_RC(conn->configure_method(conn, "WT_SESSION.create", NULL, "x=1", "float", NULL), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "type must be one of \"boolean\", \"int\", \"list\" or \"string\"");
+    CHECK_RC(conn->configure_method(conn, "WT_SESSION.create", NULL, NULL, "int", NULL), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "no configuration specified");
+    CHECK_RC(conn->configure_method(conn, "WT_SESSION.create", NULL, "x=1", NULL, NULL), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "no configuration type specified");
+    CHECK_RC(conn->configure_method(conn, "WT_SESSION.create", NULL, "x=50", "int", "min=1,max=10"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value too large for key 'x' the maximum is 10");
+
+    /* The added keys are accepted, and checked. */
+    OK(session->create(session, "table:cm", "key_format=S,value_format=S,probe=5"));
+    CHECK_RC(session->create(session, "table:cm2", "key_format=S,value_format=S,probe=50"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value too large for key 'probe' the maximum is 10");
+    CHECK_RC(session->create(session, "table:cm2", "key_format=S,value_format=S,color=green"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value 'green' not a permitted choice for key 'color'");
+    OK(session->create(session, "table:cm3", "key_format=S,value_format=S,color=blue,flag=true"));
+    CHECK_RC(session->create(session, "table:cm4", "key_format=S,value_format=S,flag=7"), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Invalid value for key 'flag': expected a boolean");
+    OK(session->open_cursor(session, "table:cm", NULL, "entries=3,devices=[a,b]", &c));
+    OK(c->close(c));
+    CHECK_RC(session->open_cursor(session, "table:cm", NULL, "entries=30", &c), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "Value too large for key 'entries' the maximum is 10");
+    OK(wiredtiger_config_validate(session, NULL, "WT_SESSION.create", "probe=5"));
+    /* Other methods do not take them. */
+    CHECK_RC(session->begin_transaction(session, "probe=5"), EINVAL);
+}
+
 int
 main(void)
 {
@@ -239,6 +284,7 @@ main(void)
     ul_open(&rec, INMEM, &conn, &session);
     config_parser();
     config_validate();
+    configure_method(conn);
     checksums();
     calc_modify();
     pack_stream();

@@ -85,6 +85,30 @@ impl Kind {
             Kind::Os(errno) => errno,
         }
     }
+
+    /// The kind of a code an application callback returned (an extractor's, an extension's
+    /// entry function): the reference's codes by name, other errno values as they are, other
+    /// negative codes `WT_ERROR`. 0 is not an error and has no kind.
+    pub fn from_code(rc: i32) -> Kind {
+        use code::*;
+        match rc {
+            WT_NOTFOUND => Kind::NotFound,
+            WT_DUPLICATE_KEY => Kind::DuplicateKey,
+            WT_ROLLBACK => Kind::Rollback,
+            WT_PREPARE_CONFLICT => Kind::PrepareConflict,
+            WT_PANIC => Kind::Panic,
+            WT_TRY_SALVAGE => Kind::TrySalvage,
+            WT_CACHE_FULL => Kind::CacheFull,
+            EINVAL => Kind::Invalid,
+            ENOTSUP => Kind::NotSupported,
+            ENOENT => Kind::NoEntry,
+            EBUSY => Kind::Busy,
+            EEXIST => Kind::Exists,
+            ENOMEM => Kind::NoSpace,
+            rc if rc > 0 => Kind::Os(rc),
+            _ => Kind::Generic,
+        }
+    }
 }
 
 /// An error: its kind plus the messages the event handler receives (none for the quiet ones,

@@ -1,4 +1,4 @@
-//! Checks of the public C interface: `include/wiredtiger.h` compiles on its own as C99, C11
+//! Checks of the public C interface: `include/wiredtiger.h` (with `wiredtiger_ext.h`) compiles on its own as C99, C11
 //! and C++17 with every warning an error, also when included twice; the shared library exports
 //! exactly the symbols of `exports.txt`, each declared and documented in the header; the
 //! helpers that the C shim calls are private (prefixed, hidden, not in the header).
@@ -16,6 +16,8 @@ fn unit(times: usize) -> String {
     let mut src = String::new();
     for _ in 0..times {
         src.push_str("#include <wiredtiger.h>\n");
+        // The extension API's header, likewise (it includes wiredtiger.h itself).
+        src.push_str("#include <wiredtiger_ext.h>\n");
     }
     let names = allowed_exports();
     src.push_str(&format!("int main(void) {{\n    void (*fns[{}])(void);\n", names.len()));

@@ -155,6 +155,11 @@ fn install_build_through_pkg_config_and_uninstall() {
         std::fs::read(root().join("include/wiredtiger.h")).unwrap(),
         "installed header differs from include/wiredtiger.h"
     );
+    assert_eq!(
+        std::fs::read(prefix.join("include/wiredtiger_ext.h")).unwrap(),
+        std::fs::read(root().join("include/wiredtiger_ext.h")).unwrap(),
+        "installed header differs from include/wiredtiger_ext.h"
+    );
     assert!(!lib.join("libwiredtiger.so").exists(), "WIREDTIGER_COMPAT is off by default");
     assert_eq!(dynamic_symbols(&lib.join(&real)), allowed_exports(), "exports of the installed (release) library");
 

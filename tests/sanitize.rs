@@ -45,6 +45,8 @@ const C_TESTS: &[&str] = &[
     "timestamps",
     "timestamps_crash",
     "schema",
+    "extractor",
+    "extension_api",
     "listing_cursors",
     "extensions",
 ];
@@ -173,6 +175,8 @@ sanitized_tests! { c_test:
     asan_ubsan_c_timestamps => "timestamps",
     asan_ubsan_c_timestamps_crash => "timestamps_crash",
     asan_ubsan_c_schema => "schema",
+    asan_ubsan_c_extractor => "extractor",
+    asan_ubsan_c_extension_api => "extension_api",
     asan_ubsan_c_listing_cursors => "listing_cursors",
     asan_ubsan_c_extensions => "extensions",
 }

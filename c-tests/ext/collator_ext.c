@@ -2,14 +2,18 @@
  * A loadable extension for c-tests/extensions.c: its entry function registers a collator and a
  * compressor with the connection it is given; its terminate function and the terminate methods
  * append to a file named by UL_EXT_TRACE, so the test can check what ran at close, in order.
+ * With `config=(extra=NAME)` given to load_extension, read through the extension API's
+ * config_get, it registers the collator under NAME too.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "wiredtiger.h"
+#include "wiredtiger_ext.h"
 
 static void
 trace(const char *what)
@@ -69,13 +73,26 @@ copy_decompress(WT_COMPRESSOR *compressor, WT_SESSION *session, uint8_t *src, si
 
 static WT_COMPRESSOR ext_copy = {copy_compress, copy_decompress, NULL, NULL};
 
+/* The same collator, without a terminate method, for the name `extra=` gives. */
+static WT_COLLATOR ext_extra = {compare_nocase, NULL, NULL};
+
 int
 wiredtiger_extension_init(WT_CONNECTION *connection, WT_CONFIG_ARG *config)
 {
+    WT_EXTENSION_API *api = connection->get_extension_api(connection);
+    WT_CONFIG_ITEM extra;
+    char name[64];
     int ret;
-    (void)config;
     trace("init");
+    if (api == NULL || api->conn != connection)
+        return (EINVAL);
     if ((ret = connection->add_collator(connection, "ext_nocase", &ext_nocase, NULL)) != 0)
+        return (ret);
+    if ((ret = api->config_get(api, NULL, config, "extra", &extra)) == 0) {
+        snprintf(name, sizeof(name), "%.*s", (int)extra.len, extra.str);
+        if ((ret = connection->add_collator(connection, name, &ext_extra, NULL)) != 0)
+            return (ret);
+    } else if (ret != WT_NOTFOUND)
         return (ret);
     return (connection->add_compressor(connection, "ext_copy", &ext_copy, NULL));
 }

@@ -52,10 +52,17 @@ fn report_to(session: *mut WT_SESSION, e: &Error, api: &str) -> c_int {
     unsafe { super::cursor::report_to(session, Events::default(), e, api) }
 }
 
+impl WT_CONFIG_ITEM {
+    /// The item over `item`'s text (valid while that text is).
+    pub(super) fn of(item: &Item<'_>) -> WT_CONFIG_ITEM {
+        WT_CONFIG_ITEM { str_: item.text.as_ptr().cast(), len: item.text.len(), val: item.num, kind: item.kind as c_int }
+    }
+}
+
 fn store(item: &Item<'_>, out: *mut WT_CONFIG_ITEM) {
     // SAFETY: checked non-null by the callers; the application's item to fill.
     unsafe {
-        *out = WT_CONFIG_ITEM { str_: item.text.as_ptr().cast(), len: item.text.len(), val: item.num, kind: item.kind as c_int };
+        *out = WT_CONFIG_ITEM::of(item);
     }
 }
 

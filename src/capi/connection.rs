@@ -17,7 +17,7 @@ use super::types::*;
 /// Builds the handle of an opened connection.
 pub fn new_handle(core: Connection, events: Events) -> *mut WT_CONNECTION {
     let sessions = (0..core.slots().capacity()).map(|_| CachePadded::new(AtomicPtr::default())).collect();
-    let handle = Box::new(ConnectionHandle { iface: vtable(), core, events, sessions });
+    let handle = Box::new(ConnectionHandle { iface: vtable(), core, events, sessions, extension_api: Default::default() });
     let raw = Box::into_raw(handle);
     // SAFETY: `raw` was just made from a Box; its first field is the public struct.
     unsafe { &mut (*raw).iface }
@@ -129,6 +129,42 @@ unsafe extern "C" fn add_compressor(
     unsafe { call(conn, "WT_CONNECTION.add_compressor", |c| super::extensions::add_compressor(c, name, compressor)) }
 }
 
+unsafe extern "C" fn add_extractor(
+    conn: *mut WT_CONNECTION,
+    name: *const c_char,
+    extractor: *mut WT_EXTRACTOR,
+    config: *const c_char,
+) -> c_int {
+    let _ = config;
+    // SAFETY: the application's open connection, strings and extractor.
+    unsafe { call(conn, "WT_CONNECTION.add_extractor", |c| super::extractor::add_extractor(c, name, extractor)) }
+}
+
+/// `WT_CONNECTION::configure_method`: a key `validate` then accepts for the method (see
+/// `config::extra`; `uri` is ignored, as the reference ignores it). An unknown method is the
+/// reference's `ENOENT` "no method matching ... found".
+unsafe extern "C" fn configure_method(
+    conn: *mut WT_CONNECTION,
+    method: *const c_char,
+    uri: *const c_char,
+    config: *const c_char,
+    kind: *const c_char,
+    check: *const c_char,
+) -> c_int {
+    let _ = uri;
+    // SAFETY: the application's open connection and NUL-terminated strings or NULL.
+    unsafe {
+        call(conn, "WT_CONNECTION.configure_method", |_| {
+            let method = c_str(method)?.ok_or_else(|| Error::invalid("no method specified"))?;
+            let known = crate::config::Method::from_api_name(method);
+            if known.is_none() && !super::standalone::is_unchecked_method(method) {
+                return Err(Error::new(crate::error::Kind::NoEntry, format!("no method matching {method} found")));
+            }
+            crate::config::extra::add(known, c_str(config)?, c_str(kind)?, c_str(check)?).map_err(Error::from)
+        })
+    }
+}
+
 unsafe extern "C" fn load_extension(conn: *mut WT_CONNECTION, path: *const c_char, config: *const c_char) -> c_int {
     // SAFETY: the application's open connection and strings.
     unsafe {
@@ -136,8 +172,14 @@ unsafe extern "C" fn load_extension(conn: *mut WT_CONNECTION, path: *const c_cha
     }
 }
 
-unsafe extern "C" fn get_extension_api(_conn: *mut WT_CONNECTION) -> *mut WT_EXTENSION_API {
-    std::ptr::null_mut()
+unsafe extern "C" fn get_extension_api(conn: *mut WT_CONNECTION) -> *mut WT_EXTENSION_API {
+    guard("WT_CONNECTION.get_extension_api", std::ptr::null_mut(), || {
+        // SAFETY: the application's open connection.
+        match unsafe { ConnectionHandle::from_ptr(conn) } {
+            Some(c) => super::extension_api::get(c, conn),
+            None => std::ptr::null_mut(),
+        }
+    })
 }
 
 unsafe extern "C" fn query_timestamp(conn: *mut WT_CONNECTION, hex: *mut c_char, config: *const c_char) -> c_int {
@@ -181,10 +223,8 @@ macro_rules! not_yet {
 not_yet! {
     debug_info(config: *const c_char) => "WT_CONNECTION.debug_info";
     compile_configuration(method: *const c_char, s: *const c_char, compiled: *mut *const c_char) => "WT_CONNECTION.compile_configuration";
-    configure_method(method: *const c_char, uri: *const c_char, config: *const c_char, t: *const c_char, check: *const c_char) => "WT_CONNECTION.configure_method";
     add_data_source(prefix: *const c_char, ds: *mut WT_DATA_SOURCE, config: *const c_char) => "WT_CONNECTION.add_data_source";
     add_encryptor(name: *const c_char, x: *mut WT_ENCRYPTOR, config: *const c_char) => "WT_CONNECTION.add_encryptor";
-    add_extractor(name: *const c_char, x: *mut WT_EXTRACTOR, config: *const c_char) => "WT_CONNECTION.add_extractor";
     set_file_system(fs: *mut WT_FILE_SYSTEM, config: *const c_char) => "WT_CONNECTION.set_file_system";
     add_storage_source(name: *const c_char, x: *mut WT_STORAGE_SOURCE, config: *const c_char) => "WT_CONNECTION.add_storage_source";
     get_storage_source(name: *const c_char, x: *mut *mut WT_STORAGE_SOURCE) => "WT_CONNECTION.get_storage_source";

@@ -528,6 +528,6 @@ pub fn vtable() -> WT_CURSOR {
     }
 }
 
-fn empty_item() -> WT_ITEM {
+pub(super) fn empty_item() -> WT_ITEM {
     WT_ITEM { data: std::ptr::null(), size: 0, mem: std::ptr::null_mut(), memsize: 0, flags: 0 }
 }

@@ -34,7 +34,7 @@ struct CompressorSlots {
 }
 
 /// A pointer the application passed, moved into the close action that uses it.
-struct Sendable<T>(*mut T);
+pub(super) struct Sendable<T>(pub(super) *mut T);
 // SAFETY: the application's extension objects live until the connection closes (the API's
 // rule) and are used by the closing thread only.
 unsafe impl<T> Send for Sendable<T> {}
@@ -131,9 +131,8 @@ unsafe impl Send for Library {}
 /// `WT_CONNECTION::load_extension`: loads the shared library at `path` and calls its entry
 /// function (`wiredtiger_extension_init`, or `entry=`) with the connection; at close its
 /// terminate function (`wiredtiger_extension_terminate`, or `terminate=`) is called if it has
-/// one, and the library is closed. The entry function's configuration argument is NULL (its
-/// `config=` string would be read through `WT_EXTENSION_API::config_get`, which is not
-/// provided: `get_extension_api` answers NULL).
+/// one, and the library is closed. The entry function's configuration argument holds the
+/// `config=` value, for `WT_EXTENSION_API::config_get`.
 ///
 /// # Safety
 /// As the C method: the application's open connection and strings.
@@ -211,11 +210,16 @@ unsafe fn load(c: &ConnectionHandle, conn: *mut WT_CONNECTION, path_text: &str, 
         // SAFETY: nothing of the library is used after its terminate function.
         unsafe { libc::dlclose(library.0) };
     }));
-    // SAFETY: the entry function of the extension with the application's connection.
-    let rc = unsafe { init(conn, std::ptr::null_mut()) };
+    // The entry's configuration argument, as the reference passes it: a NULL-terminated list
+    // holding the `config=` value (empty without one), read with WT_EXTENSION_API::config_get.
+    let ext_config = config.and_then(|cfg| Parser::find(cfg, "config")).map_or("", |item| item.text);
+    let ext_config = CString::new(ext_config).map_err(|_| Error::invalid("embedded NUL in config"))?;
+    let mut arg = [ext_config.as_ptr(), std::ptr::null()];
+    // SAFETY: the entry function of the extension with the application's connection and a
+    // configuration argument that lives through the call.
+    let rc = unsafe { init(conn, arg.as_mut_ptr().cast()) };
     if rc != 0 {
-        let kind = if rc > 0 { crate::error::Kind::Os(rc) } else { crate::error::Kind::Generic };
-        return Err(Error::new(kind, format!("{path_text}: {entry} returned {rc}")));
+        return Err(Error::new(crate::error::Kind::from_code(rc), format!("{path_text}: {entry} returned {rc}")));
     }
     Ok(())
 }

@@ -27,6 +27,8 @@ pub struct ConnectionHandle {
     /// slot), so that `close` can close what the application left and free them all. Written
     /// only by the slot's claimant.
     pub sessions: Box<[CachePadded<AtomicPtr<SessionHandle>>]>,
+    /// The table `get_extension_api` returns, made at its first call.
+    pub extension_api: std::sync::OnceLock<Box<super::extension_api::ExtensionApi>>,
 }
 
 /// A session handle. Aligned to its own cache lines (it stays with its slot, reused by the

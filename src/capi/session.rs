@@ -73,6 +73,8 @@ pub fn open(conn: &ConnectionHandle, events: Events, config: Option<&str>) -> Re
             #[cfg(feature = "diagnostic")]
             busy: std::sync::atomic::AtomicUsize::new(0),
         }));
+        // SAFETY: just made from a Box, not yet shared; extension callbacks get this pointer.
+        unsafe { (*raw).core.set_caller(raw as usize) };
         // Only this slot's claimant writes its entry (the claim and the release order it).
         conn.sessions[slot].store(raw, Ordering::Relaxed);
         raw
@@ -505,6 +507,16 @@ unsafe extern "C" fn verify(session: *mut WT_SESSION, name: *const c_char, confi
     }
 }
 
+unsafe extern "C" fn salvage(session: *mut WT_SESSION, name: *const c_char, config: *const c_char) -> c_int {
+    // SAFETY: the application's live session and NUL-terminated strings.
+    unsafe {
+        call(session, "WT_SESSION.salvage", |s| {
+            let name = c_str(name)?.ok_or_else(|| Error::invalid("NULL object name"))?;
+            s.core.salvage(&s.conn().core, name, c_str(config)?)
+        })
+    }
+}
+
 unsafe extern "C" fn alter(session: *mut WT_SESSION, name: *const c_char, config: *const c_char) -> c_int {
     // SAFETY: the application's live session and NUL-terminated strings.
     unsafe {
@@ -646,27 +658,6 @@ pub unsafe fn write_hex(dst: *mut c_char, text: &str) -> Result<()> {
         *dst.add(bytes.len()) = 0;
     }
     Ok(())
-}
-
-/// Methods a later issue implements: `ENOTSUP` with a message naming them.
-unsafe fn not_yet(session: *mut WT_SESSION, api: &str) -> c_int {
-    // SAFETY: the application's live session.
-    unsafe { call(session, api, |_| Err(Error::unsupported(format!("{api} is not supported yet")))) }
-}
-
-/// Declares method slots that answer `ENOTSUP` until their issue lands.
-macro_rules! not_yet {
-    ($($name:ident($($arg:ident: $ty:ty),*) => $api:literal;)*) => {$(
-        unsafe extern "C" fn $name(session: *mut WT_SESSION $(, $arg: $ty)*) -> c_int {
-            $(let _ = $arg;)*
-            // SAFETY: C calls the slot with the session it belongs to.
-            unsafe { not_yet(session, $api) }
-        }
-    )*};
-}
-
-not_yet! {
-    salvage(name: *const c_char, config: *const c_char) => "WT_SESSION.salvage";
 }
 
 unsafe extern "C" fn prepare_transaction(session: *mut WT_SESSION, config: *const c_char) -> c_int {

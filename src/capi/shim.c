@@ -311,6 +311,40 @@ UL_GET_INT(__ul_shim_get_key_int, __unlatched_cursor_get_key_int)
 UL_GET_INT(__ul_shim_get_value_int, __unlatched_cursor_get_value_int)
 #undef UL_GET_INT
 
+/*
+ * The result cursor of an index extractor (src/capi/extractor.rs): `set_key` packs the index
+ * key with the cursor's plan; it has no value, and its getters answer ENOTSUP.
+ */
+extern UL_PRIVATE void __unlatched_extract_set_key(WT_CURSOR *cursor, const ul_arg *args, size_t n);
+extern UL_PRIVATE int __unlatched_extract_refuse(WT_CURSOR *cursor, int key);
+
+void
+__ul_shim_extract_set_key(WT_CURSOR *cursor, ...)
+{
+    va_list ap;
+    va_start(ap, cursor);
+    ul_set(cursor, &((ul_cursor *)cursor)->key, &ap, __unlatched_extract_set_key);
+    va_end(ap);
+}
+
+void
+__ul_shim_extract_set_value(WT_CURSOR *cursor, ...)
+{
+    (void)cursor;
+}
+
+int
+__ul_shim_extract_get_key(WT_CURSOR *cursor, ...)
+{
+    return __unlatched_extract_refuse(cursor, 1);
+}
+
+int
+__ul_shim_extract_get_value(WT_CURSOR *cursor, ...)
+{
+    return __unlatched_extract_refuse(cursor, 0);
+}
+
 int
 __ul_shim_bind_configuration(WT_SESSION *session, const char *compiled, ...)
 {
@@ -433,6 +467,116 @@ wiredtiger_struct_unpack(WT_SESSION *session, const void *buffer, size_t len, co
     ul_frame f;
     va_list ap;
     int ret;
+    if ((ret = ul_frame_open(&f, session, format)) != 0)
+        return ret;
+    if ((ret = __unlatched_struct_unpack(session, buffer, len, format, f.args, f.n)) == 0) {
+        va_start(ap, format);
+        ul_store(f.kinds, f.n, f.args, &ap);
+        va_end(ap);
+    }
+    ul_frame_close(&f);
+    return ret;
+}
+
+/*
+ * The variadic methods of WT_EXTENSION_API (src/capi/extension_api.rs): the table pointer is
+ * opaque here. The printf-style ones format the text and hand it to Rust; the struct ones are
+ * wiredtiger_struct_* with the table first.
+ */
+extern UL_PRIVATE int __unlatched_ext_print(void *api, WT_SESSION *session, const char *text, int error);
+
+static int
+ul_ext_vprint(void *api, WT_SESSION *session, int error, const char *format, va_list ap)
+{
+    char small[256], *text = small;
+    va_list again;
+    int len, ret;
+
+    if (format == NULL)
+        return EINVAL;
+    va_copy(again, ap);
+    len = vsnprintf(small, sizeof(small), format, ap);
+    if (len < 0) {
+        va_end(again);
+        return EINVAL;
+    }
+    if ((size_t)len >= sizeof(small)) {
+        if ((text = malloc((size_t)len + 1)) == NULL) {
+            va_end(again);
+            return ENOMEM;
+        }
+        vsnprintf(text, (size_t)len + 1, format, again);
+    }
+    va_end(again);
+    ret = __unlatched_ext_print(api, session, text, error);
+    if (text != small)
+        free(text);
+    return ret;
+}
+
+int
+__ul_ext_err_printf(void *api, WT_SESSION *session, const char *format, ...)
+{
+    va_list ap;
+    int ret;
+    va_start(ap, format);
+    ret = ul_ext_vprint(api, session, 1, format, ap);
+    va_end(ap);
+    return ret;
+}
+
+int
+__ul_ext_msg_printf(void *api, WT_SESSION *session, const char *format, ...)
+{
+    va_list ap;
+    int ret;
+    va_start(ap, format);
+    ret = ul_ext_vprint(api, session, 0, format, ap);
+    va_end(ap);
+    return ret;
+}
+
+int
+__ul_ext_struct_pack(void *api, WT_SESSION *session, void *buffer, size_t len, const char *format, ...)
+{
+    ul_frame f;
+    va_list ap;
+    int ret;
+    (void)api;
+    if ((ret = ul_frame_open(&f, session, format)) != 0)
+        return ret;
+    va_start(ap, format);
+    ul_collect(f.kinds, f.n, f.args, &ap);
+    va_end(ap);
+    ret = __unlatched_struct_pack(session, buffer, len, format, f.args, f.n);
+    ul_frame_close(&f);
+    return ret;
+}
+
+int
+__ul_ext_struct_size(void *api, WT_SESSION *session, size_t *lenp, const char *format, ...)
+{
+    ul_frame f;
+    va_list ap;
+    int ret;
+    (void)api;
+    if ((ret = ul_frame_open(&f, session, format)) != 0)
+        return ret;
+    va_start(ap, format);
+    ul_collect(f.kinds, f.n, f.args, &ap);
+    va_end(ap);
+    ret = __unlatched_struct_size(session, lenp, format, f.args, f.n);
+    ul_frame_close(&f);
+    return ret;
+}
+
+int
+__ul_ext_struct_unpack(void *api, WT_SESSION *session, const void *buffer, size_t len, const char *format, ...)
+{
+    ul_frame f;
+    va_list ap;
+    int ret;
+    (void)api;
     if ((ret = ul_frame_open(&f, session, format)) != 0)
         return ret;
     if ((ret = __unlatched_struct_unpack(session, buffer, len, format, f.args, f.n)) == 0) {

@@ -92,7 +92,7 @@ unsafe fn with_args<T>(fmt: &Format, args: *const UlArg, f: impl FnOnce(&[Arg<'_
 ///
 /// # Safety
 /// As `with_args`.
-unsafe fn pack_args(fmt: &Format, args: *const UlArg, buf: &mut Vec<u8>) -> Result<()> {
+pub(super) unsafe fn pack_args(fmt: &Format, args: *const UlArg, buf: &mut Vec<u8>) -> Result<()> {
     // SAFETY: as this function's contract.
     unsafe { with_args(fmt, args, |fields| pack::pack(fmt, fields, buf).map_err(Error::from)) }
 }

@@ -28,6 +28,12 @@ const UNCHECKED_METHODS: &[&str] = &[
     "wiredtiger_open_basecfg", "wiredtiger_open_usercfg",
 ];
 
+/// Whether `name` is a configurable method without a key table (any configuration is
+/// accepted, as the reference accepts any for the methods that have no keys).
+pub(super) fn is_unchecked_method(name: &str) -> bool {
+    UNCHECKED_METHODS.contains(&name)
+}
+
 /// Checks `config` for the function or method `name` ("wiredtiger_open", "WT_SESSION.create"):
 /// 0, or EINVAL with the message the call itself would report.
 ///

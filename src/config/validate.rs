@@ -40,9 +40,14 @@ fn validate_string<'a>(
     if uses_compiled_checker(method) {
         compiled_level(method, method.keys(), src, 0, src.len(), 0)?;
     } else {
-        check_level(method.keys(), src, 0, src.len(), format_check)?;
+        check_level(Some(method), method.keys(), src, 0, src.len(), format_check)?;
     }
     Ok(Config { method, src })
+}
+
+/// Checks `config` against one key the application added (`extra::add`).
+pub(super) fn check_added(def: &'static KeyDef, config: &str) -> Result<(), ConfigError> {
+    check_level(None, std::slice::from_ref(def), config, 0, config.len(), None)
 }
 
 /// True when `config` needs no parsing at all for a cursor open: `None`, `""`,
@@ -65,6 +70,7 @@ fn syntax(scan: &Scanner<'_>, e: super::parser::SyntaxError) -> ConfigError {
 
 /// The regular checker over `src[begin..end]`.
 fn check_level(
+    method: Option<Method>,
     defs: &'static [KeyDef],
     src: &str,
     begin: usize,
@@ -84,7 +90,9 @@ fn check_level(
                 "Invalid configuration key found: '{key}'"
             )));
         }
+        // A key the table lacks may be one the application added (`extra`; top level only).
         let def = KeyDef::find(defs, key)
+            .or_else(|| method.and_then(|m| super::extra::find(m, key)))
             .ok_or_else(|| ConfigError::new(format!("unknown configuration key '{key}'")))?;
         let val = text_of(src, v);
 
@@ -115,7 +123,7 @@ fn check_level(
                 } else {
                     (start, (start + v.len).min(src.len()))
                 };
-                if let Err(mut e) = check_level(def.sub, src, wb, we, format_check) {
+                if let Err(mut e) = check_level(None, def.sub, src, wb, we, format_check) {
                     e.push(format!(
                         "Invalid value for key '{key}': expected a category"
                     ));
@@ -198,7 +206,9 @@ fn compiled_level(
         };
         let key = text_of(src, k);
         let val = text_of(src, v);
-        let def = defs.iter().find(|d| d.name == key).ok_or_else(|| {
+        // A key the table lacks may be one the application added (`extra`; top level only).
+        let added = || if std::ptr::eq(defs, method.keys()) { super::extra::find(method, key) } else { None };
+        let def = defs.iter().find(|d| d.name == key).or_else(added).ok_or_else(|| {
             ConfigError::new(format!(
                 "Error compiling '{}', unknown key '{key}' for method '{}'",
                 src.get(fmt_start..).unwrap_or(""),

@@ -103,6 +103,11 @@ impl Columns {
         !self.names.is_empty()
     }
 
+    /// The name of the column at `at`, if the table named it.
+    pub fn name(&self, at: usize) -> Option<&str> {
+        self.names.get(at).map(String::as_str)
+    }
+
     /// Number of key columns.
     pub fn key_count(&self) -> usize {
         self.key_count

@@ -62,6 +62,21 @@ pub struct IndexDef {
     pub prefix_format: Format,
     /// `immutable`: updates of a row leave its entry alone.
     pub immutable: bool,
+    /// How many fields the index key has (where the primary key starts in a stored key).
+    pub key_fields: usize,
+    /// A custom extractor's settings (`extractor=`), None for an index of columns.
+    pub extract: Option<ExtractDef>,
+}
+
+/// The settings of an index whose keys a custom extractor makes.
+pub struct ExtractDef {
+    /// The registered extractor's name.
+    pub name: String,
+    /// The index key format with a padding byte after it (`Hx` for `H`): what the extractor's
+    /// result cursor packs, as in the reference.
+    pub format: Format,
+    /// The index's `app_metadata`, for the extractor's `customize`.
+    pub app_metadata: String,
 }
 
 /// A table's columns, stores and indices.
@@ -106,12 +121,35 @@ impl Layout {
         stores.sort_by_key(|t| (t.id(), t.name().to_string()));
         let mut indices = Vec::with_capacity(stores.len());
         for store in stores {
-            let positions = columns.find(&store.spec().columns)?;
-            let key_format = columns.format_of(&positions)?;
+            let schema = &store.spec().schema;
+            let (positions, key_format, extract) = match schema_setting(schema, "extractor") {
+                Some(extractor) => {
+                    // The key is what the extractor makes: no column of the table.
+                    let format = schema_setting(schema, "index_key_format").unwrap_or_default();
+                    let extract = ExtractDef {
+                        name: extractor.to_string(),
+                        format: Format::parse(&format!("{format}x"))?,
+                        app_metadata: store.spec().app_metadata.clone(),
+                    };
+                    (Vec::new(), Format::parse(format)?, Some(extract))
+                }
+                None => {
+                    let positions = columns.find(&store.spec().columns)?;
+                    let key_format = columns.format_of(&positions)?;
+                    (positions, key_format, None)
+                }
+            };
+            // As the reference names it: a last `u` column is not last in the stored key, where
+            // it carries its length, so the index cursor's key format says `U` (same encoding).
+            let key_format = match key_format.as_str().strip_suffix('u') {
+                Some(head) => Format::parse(&format!("{head}U"))?,
+                None => key_format,
+            };
             let prefix_format = Format::parse(&format!("{}u", key_format.as_str()))?;
-            let immutable = schema_setting(&store.spec().schema, "immutable").is_some();
+            let immutable = schema_setting(schema, "immutable").is_some();
             let name = store.name()[prefix.len()..].to_string();
-            indices.push(IndexDef { name, table: store, columns: positions, key_format, prefix_format, immutable });
+            let key_fields = key_format.cargs().len();
+            indices.push(IndexDef { name, table: store, columns: positions, key_format, prefix_format, immutable, key_fields, extract });
         }
         Ok(Layout { table: Arc::clone(table), columns, groups, indices })
     }

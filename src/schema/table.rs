@@ -40,8 +40,9 @@ pub struct TableSpec {
     /// (`colgroup:T:NAME`, `index:T:NAME`, stored as tables of those names), the table's
     /// columns it holds.
     pub columns: Vec<String>,
-    /// Schema settings that are not formats (`colgroups=(...)` of a table, `immutable` and
-    /// `extractor` of an index), as configuration text; empty for most tables.
+    /// Schema settings that are not formats (`colgroups=(...)` of a table, `immutable`,
+    /// `extractor` and `index_key_format` of an index), one `key=value` a line; empty for most
+    /// tables.
     pub schema: String,
     /// Opaque application metadata.
     pub app_metadata: String,

@@ -60,6 +60,9 @@ pub struct Session {
     /// dropped ones (`forget_dropped`).
     registry: Arc<Registry>,
     drops_seen: u64,
+    /// The token the application knows this session by (the C layer's `WT_SESSION *`), passed
+    /// to the application's callbacks (extractors); 0 when none was set.
+    caller: usize,
 }
 
 impl Session {
@@ -78,6 +81,7 @@ impl Session {
             parked: false,
             registry: Arc::clone(conn.registry()),
             drops_seen: conn.registry().drops(),
+            caller: 0,
         })
         .map(|mut s| {
             if let Some(redo) = conn.durable().and_then(|d| d.redo()) {
@@ -86,6 +90,16 @@ impl Session {
             s
         })
         .inspect(|s| s.stats().add(ConnStat::OpenSessions, 1))
+    }
+
+    /// Sets the token the application's callbacks get for this session (see `caller`).
+    pub fn set_caller(&mut self, token: usize) {
+        self.caller = token;
+    }
+
+    /// The token the application's callbacks get for this session.
+    pub fn caller(&self) -> usize {
+        self.caller
     }
 
     /// A new session in the slot of this closed one ([`park`](Self::park)ed), configured by

@@ -10,6 +10,7 @@ use std::ffi::CString;
 use std::sync::{Arc, OnceLock};
 
 use crate::config::{self, Method};
+use crate::conn::extensions::Extractor;
 use crate::conn::Connection;
 use crate::cursor::{Cursor, CursorConfig, Held};
 use crate::error::{Error, Kind, Result};
@@ -71,6 +72,9 @@ pub struct SchemaCursor {
     value: Held,
     /// A join cursor's conditions and rows.
     join: Option<Box<JoinState>>,
+    /// Per index, its custom extractor (None for an index of columns; the error of an
+    /// unregistered one, reported by the first write, as the reference does).
+    extractors: Vec<Option<Result<Arc<dyn Extractor>>>>,
 }
 
 /// The format of raw cursors' keys and values: one item.
@@ -223,6 +227,20 @@ impl Session {
             None if join => Target::Join,
             None => Target::Table,
         };
+        let mut extractors = Vec::new();
+        if layout.indices.iter().any(|index| index.extract.is_some()) {
+            for index in &layout.indices {
+                extractors.push(index.extract.as_ref().map(|x| {
+                    conn.extensions().index_extractor(self.caller, index.table.name(), &x.name, &x.app_metadata)
+                }));
+            }
+            // An index cursor needs its extractor to open; a table cursor only to write.
+            if let Target::Index(at) = target {
+                if let Some(Err(e)) = &extractors[at] {
+                    return Err(e.clone());
+                }
+            }
+        }
         let projection = match &columns {
             Some(names) => layout.columns.find(names)?,
             None => layout.columns.value_columns(),
@@ -297,6 +315,7 @@ impl Session {
             key: Held::default(),
             value: Held::default(),
             join: join.then(Box::default),
+            extractors,
         }))
     }
 
@@ -507,7 +526,7 @@ impl Session {
                 let index = &layout.indices[at];
                 let entry = self.cursors.get(sc.scan).key_bytes()?;
                 let mut values = unpack_values(index.table.key_format(), entry)?;
-                let n = index.columns.len();
+                let n = index.key_fields;
                 let pk_values = values.split_off(n);
                 if sc.config.raw {
                     // A raw index cursor's key is the whole stored key, as the reference's.
@@ -660,6 +679,11 @@ impl Session {
             if index.immutable && old.is_some() && write != Write::Remove {
                 continue;
             }
+            if index.extract.is_some() {
+                let new = (write != Write::Remove).then_some(&*row);
+                self.write_extracted(sc, at, old.as_deref(), new, &pk)?;
+                continue;
+            }
             if let Some(old) = &old {
                 layout.index_key(at, old, &pk, &mut old_key)?;
             }
@@ -679,6 +703,54 @@ impl Session {
                 self.set_value_with(id, raw_fill(&[]));
                 self.insert(id)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Keeps index `at`, whose keys a custom extractor makes, in step with a write of the row
+    /// of primary key `pk`: the entries of the old row (if any) that the new row (if any) does
+    /// not make are removed, and the new row's others inserted.
+    fn write_extracted(&mut self, sc: &SchemaCursor, at: usize, old: Option<&[Value]>, new: Option<&[Value]>, pk: &[u8]) -> Result<()> {
+        let mut old_keys = Vec::new();
+        let mut new_keys = Vec::new();
+        if let Some(old) = old {
+            self.extract_keys(sc, at, old, pk, &mut old_keys)?;
+        }
+        if let Some(new) = new {
+            self.extract_keys(sc, at, new, pk, &mut new_keys)?;
+        }
+        let id = sc.indices[at];
+        for key in old_keys.iter().filter(|k| !new_keys.contains(k)) {
+            self.set_key_with(id, raw_fill(key));
+            match self.remove(id) {
+                Err(e) if e.kind() == Kind::NotFound => {}
+                other => other?,
+            }
+        }
+        for key in new_keys.iter().filter(|k| !old_keys.contains(k)) {
+            self.set_key_with(id, raw_fill(key));
+            self.set_value_with(id, raw_fill(&[]));
+            self.insert(id)?;
+        }
+        Ok(())
+    }
+
+    /// The stored keys index `at`'s extractor makes of `row` (primary key `pk`): each key it
+    /// returns followed by the primary key, the reference's layout.
+    fn extract_keys(&self, sc: &SchemaCursor, at: usize, row: &[Value], pk: &[u8], out: &mut Vec<Vec<u8>>) -> Result<()> {
+        let layout = &sc.layout;
+        let Some(extract) = &layout.indices[at].extract else { return Ok(()) };
+        let extractor = match sc.extractors.get(at) {
+            Some(Some(Ok(extractor))) => extractor,
+            Some(Some(Err(e))) => return Err(e.clone()),
+            _ => return Err(Error::invalid("index extractor not resolved")),
+        };
+        let kc = layout.columns.key_count();
+        let mut value = Vec::new();
+        pack_values(layout.table.value_format(), row[kc..].iter(), &mut value)?;
+        extractor.extract(self.caller, &extract.format, pk, &value, out)?;
+        for key in out.iter_mut() {
+            key.extend_from_slice(pk);
         }
         Ok(())
     }
@@ -744,8 +816,12 @@ impl Session {
                 let mut row = layout.columns.empty_row();
                 place(&mut row, 0..kc, unpack_values(layout.table.key_format(), &pk)?);
                 self.fetch_groups(&sc, &pk, &mut row, 0)?;
-                layout.index_key(at, &row, &pk, &mut key)?;
                 let id = sc.indices[at];
+                if layout.indices[at].extract.is_some() {
+                    self.write_extracted(&sc, at, None, Some(&row), &pk)?;
+                    continue;
+                }
+                layout.index_key(at, &row, &pk, &mut key)?;
                 self.set_key_with(id, raw_fill(&key));
                 self.set_value_with(id, raw_fill(&[]));
                 self.insert(id)?;

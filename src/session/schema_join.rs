@@ -195,7 +195,9 @@ impl Session {
     fn index_matches(&mut self, conn: &Connection, sc: &SchemaCursor, at: usize, compare: Compare, key: &[u8]) -> Result<Vec<Vec<u8>>> {
         let layout = sc.layout();
         let index = &layout.indices[at];
-        let n = index.columns.len();
+        let n = index.key_fields;
+        // An extractor may give a row several entries: each row is found once.
+        let mut seen = index.extract.as_ref().map(|_| std::collections::HashSet::new());
         let id = self.open_scan(conn, &index.table)?;
         let out = (|| {
             let mut found = Vec::new();
@@ -214,7 +216,9 @@ impl Session {
                 if compare.holds(prefix.as_slice().cmp(key)) {
                     let mut pk = Vec::new();
                     pack_values(layout.table.key_format(), pk_values.iter(), &mut pk)?;
-                    found.push(pk);
+                    if seen.as_mut().is_none_or(|seen| seen.insert(pk.clone())) {
+                        found.push(pk);
+                    }
                 }
             }
             Ok(found)

@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::conn::Connection;
 use crate::error::{Error, Kind, Result};
 use crate::schema::columns::{split_list, Columns};
-use crate::schema::layout::{declared_groups, parent_table};
+use crate::schema::layout::{declared_groups, parent_table, schema_setting};
 use crate::schema::TableSpec;
 
 use std::sync::Arc;
@@ -38,18 +38,27 @@ impl Session {
         }
         let spec = table.spec();
         let columns = Columns::new(table.key_format(), table.value_format(), &spec.columns);
-        let names: Vec<String> = cfg.list("columns").into_iter().map(str::to_string).collect();
+        let mut names: Vec<String> = cfg.list("columns").into_iter().map(str::to_string).collect();
         let mut schema = String::new();
+        let mut extractor = None;
         if index {
-            let extractor = cfg.str("extractor");
-            if !extractor.is_empty() && extractor != "none" {
-                // No extractor can be registered yet (`add_extractor` is ENOTSUP).
-                return Err(Error::invalid(format!("unknown extractor '{extractor}'")));
-            }
             if !columns.named() {
                 return Err(Error::invalid(format!("{uri} requires a table with named columns")));
             }
-            if names.is_empty() {
+            let wanted = cfg.str("extractor");
+            if !wanted.is_empty() && wanted != "none" {
+                // The key is the extractor's: `key_format` is required and `columns` only
+                // names it (a primary key column may not be among them), as in the reference.
+                let Some(key_format) = cfg.get("key_format").map(|item| item.text) else {
+                    return Err(Error::invalid(format!("{uri}: custom extractors require a key_format")));
+                };
+                let keys: Vec<usize> = (0..columns.key_count()).collect();
+                if names.iter().any(|n| keys.iter().any(|&k| columns.name(k) == Some(n.as_str()))) {
+                    return Err(Error::invalid("an index with a custom extractor may not include primary key columns"));
+                }
+                extractor = Some((wanted, key_format));
+                names.clear();
+            } else if names.is_empty() {
                 return Err(Error::invalid(format!("{uri}: requires 'columns' configuration")));
             }
             if cfg.bool("immutable") {
@@ -61,7 +70,20 @@ impl Session {
         let positions = columns.find(&names)?;
         let (key_format, value_format) = if index {
             let keys: Vec<usize> = (0..columns.key_count()).collect();
-            (format!("{}{}", columns.format_of(&positions)?.as_str(), columns.format_of(&keys)?.as_str()), "u".to_string())
+            let index_key = match extractor {
+                Some((wanted, key_format)) => {
+                    let key_format = crate::pack::Format::parse(key_format)?;
+                    for (key, value) in [("extractor", wanted), ("index_key_format", key_format.as_str())] {
+                        if !schema.is_empty() {
+                            schema.push('\n');
+                        }
+                        schema.push_str(&format!("{key}={value}"));
+                    }
+                    key_format.as_str().to_string()
+                }
+                None => columns.format_of(&positions)?.as_str().to_string(),
+            };
+            (format!("{index_key}{}", columns.format_of(&keys)?.as_str()), "u".to_string())
         } else {
             (spec.key_format.clone(), columns.format_of(&positions)?.as_str().to_string())
         };
@@ -72,12 +94,22 @@ impl Session {
             value_format,
             columns: names,
             schema,
-            app_metadata: String::new(),
+            // As given (a quoted string stays one): the extractor's `customize` gets the item.
+            app_metadata: match cfg.get("app_metadata") {
+                Some(item) if index && item.kind == crate::config::ItemKind::String => format!("\"{}\"", item.text),
+                Some(item) if index => item.text.to_string(),
+                _ => String::new(),
+            },
             logged: spec.logged,
             pages: Limits::default(),
         };
         if conn.registry().get(uri).is_some() {
             return if cfg.bool("exclusive") { Err(Error::quiet(Kind::Exists)) } else { Ok(()) };
+        }
+        if let Some(wanted) = schema_setting(&part.schema, "extractor") {
+            // Resolved (and customized) before anything is created: an unknown name fails here.
+            conn.extensions().forget_index(uri);
+            conn.extensions().index_extractor(self.caller, uri, wanted, &part.app_metadata)?;
         }
         conn.create_table(part, cfg.bool("exclusive"))?;
         if let Some(created) = conn.registry().get(uri) {
@@ -88,6 +120,7 @@ impl Session {
         if index {
             if let Err(e) = self.fill_index(conn, &table, name) {
                 let _ = conn.drop_table(uri);
+                conn.extensions().forget_index(uri);
                 return Err(e);
             }
         }
@@ -104,6 +137,7 @@ impl Session {
             Err(e) => Err(e),
             Ok(()) => {
                 self.tables.remove(uri);
+                conn.extensions().forget_index(uri);
                 self.schema_written();
                 Ok(())
             }
@@ -115,6 +149,7 @@ impl Session {
         for part in parts_of(conn, name) {
             conn.drop_table(part.name())?;
             self.tables.remove(part.name());
+            conn.extensions().forget_index(part.name());
         }
         Ok(())
     }
