@@ -85,6 +85,9 @@ const HEADER_FRAME_LEN: u64 = HEADER_LEN as u64 + 8 + 4 + 8;
 pub const WRITE_INTERVAL: Duration = Duration::from_millis(1);
 /// Frames larger than this bypass the ring (written by their committer).
 pub const DIRECT_BYTES: usize = SLOT_BYTES / 4;
+/// How far ahead of its writes a journal file is extended (with `log=(prealloc=true)`, the
+/// default), up to `file_max`: a sync then flushes the data written, not also a new file size.
+pub const EXTEND_BYTES: u64 = 1 << 20;
 /// The longest a sync leader waits for another committer to join its slot.
 const GATHER_MAX: Duration = Duration::from_micros(100);
 
@@ -124,6 +127,8 @@ pub struct JournalConfig {
     pub file_max: u64,
     /// Whether files a checkpoint made unnecessary are removed.
     pub remove: bool,
+    /// `log=(prealloc)`: files are extended with zeros ahead of their writes.
+    pub prealloc: bool,
 }
 
 /// What the holder of the writer role owns.
@@ -151,6 +156,8 @@ struct LogFile {
     no: u64,
     /// Bytes of whole frames in the file.
     len: u64,
+    /// The file's size: `len`, or more once extended ahead (zeros after `len`).
+    size: u64,
 }
 
 /// A wake-up of the background checkpointer after every so many bytes written.
@@ -366,6 +373,9 @@ impl Journal {
         let last = sh.ring.close(None, 1, &mut || sh.room(&mut files));
         sh.write_closed(&mut files, last)?;
         sh.sync(&mut files)?;
+        // Only the file being appended to may end with zeros (recovery refuses a file with
+        // a zero tail before a file with records): the cut is durable before the switch.
+        sh.trim(&mut files, true)?;
         // The successor of the new file exists before anything is written to it.
         let file = new_file(&sh.disk, files.next.no + 1)?;
         files.active = std::mem::replace(&mut files.next, file);
@@ -613,16 +623,30 @@ impl Shared {
     /// Appends `bytes` to the active file; a failure truncates it back to its whole frames.
     fn write_bytes(&self, files: &mut Files, bytes: &[u8]) -> std::result::Result<(), Fail> {
         let f = &mut files.active;
+        let end = f.len + bytes.len() as u64;
+        if end > f.size && end < self.config.file_max && self.config.prealloc {
+            // Once per EXTEND_BYTES: the sync after this write also records the new size; the
+            // next ones only flush data. If it fails, the write appends.
+            let to = (end + EXTEND_BYTES).min(self.config.file_max);
+            if self.disk.extend(&f.file, to).is_ok() {
+                f.size = to;
+            }
+        }
         let fname = name(f.no);
         let out = self.disk.write_at(&f.file, bytes, f.len).map_err(|e| Error::io(format!("{}: write", self.disk.show(&fname)), &e));
         if let Err(error) = out {
-            // Frames of failed commits must not stay behind the good ones.
+            // Frames of failed commits must not stay behind the good ones (nor zeros, which
+            // only the file being appended to may end with).
             return match self.disk.set_len(&f.file, f.len) {
-                Ok(()) => Err(Fail::Write(error)),
+                Ok(()) => {
+                    f.size = f.len;
+                    Err(Fail::Write(error))
+                }
                 Err(e) => Err(Fail::Broken(Error::io(format!("{}: truncate", self.disk.show(&fname)), &e))),
             };
         }
-        f.len += bytes.len() as u64;
+        f.len = end;
+        f.size = f.size.max(end);
         files.unsynced = true;
         self.writes.fetch_add(1, Relaxed);
         let total = self.bytes.fetch_add(bytes.len() as u64, Relaxed) + bytes.len() as u64;
@@ -658,6 +682,23 @@ impl Shared {
             self.syncs.fetch_add(1, Relaxed);
         }
         self.synced.store(self.ring.written(), Release);
+        Ok(())
+    }
+
+    /// Cuts the active file's zeros after its last frame; with `durable`, syncs the cut.
+    fn trim(&self, files: &mut Files, durable: bool) -> Result<()> {
+        let f = &mut files.active;
+        if f.size <= f.len {
+            return Ok(());
+        }
+        let fname = name(f.no);
+        self.disk.set_len(&f.file, f.len).map_err(|e| Error::io(format!("{}: truncate", self.disk.show(&fname)), &e))?;
+        f.size = f.len;
+        if durable {
+            if let Err(e) = self.disk.sync(&f.file, &fname) {
+                return Err(self.broken(files, e));
+            }
+        }
         Ok(())
     }
 
@@ -709,7 +750,12 @@ impl Shared {
             // Failures reach the committers (health); the next round retries.
             let _ = self.write_buffered(&mut self.files.lock());
         }
-        let _ = self.write_buffered(&mut self.files.lock());
+        let mut files = self.files.lock();
+        if self.write_buffered(&mut files).is_ok() {
+            // A closed journal leaves its files without the zeros written ahead (a crash
+            // before the cut is durable leaves them to recovery, which cuts them too).
+            let _ = self.trim(&mut files, false);
+        }
     }
 }
 
@@ -729,7 +775,8 @@ fn new_file(disk: &Disk, no: u64) -> Result<LogFile> {
     disk.write_all(&mut file, &fname, &header)?;
     disk.sync(&file, &fname)?;
     disk.sync_dir()?;
-    Ok(LogFile { file, no, len: header.len() as u64 })
+    let len = header.len() as u64;
+    Ok(LogFile { file, no, len, size: len })
 }
 
 /// Reads every journal file in `disk`, oldest first, and calls `each` with the file's number,
@@ -946,8 +993,10 @@ fn replay_file(
 fn later_hold_records(disk: &Disk, later: &[u64]) -> Result<bool> {
     for &n in later {
         let shown = disk.show(&name(n));
-        let size = std::fs::metadata(disk.path(&name(n))).map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
-        if size > HEADER_FRAME_LEN {
+        let file = File::open(disk.path(&name(n))).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
+        let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
+        // Zeros after the header are a file extended ahead of records never written.
+        if size > HEADER_FRAME_LEN && !zeros(&file, HEADER_FRAME_LEN, size).map_err(|e| Error::io(format!("{shown}: read"), &e))? {
             return Ok(true);
         }
     }
@@ -962,8 +1011,15 @@ const SCAN_BUDGET: u64 = 256 << 20;
 
 /// What follows a damaged frame at `at` of a file of `size` bytes: `None` when it looks like a
 /// torn write (nothing but zeros after the frame's extent, no valid frame starting inside
-/// it), otherwise why it is corruption.
+/// it) or when only zeros follow `at` (the end of a file extended ahead of its writes),
+/// otherwise why it is corruption.
 fn after_damage(file: &File, at: u64, size: u64) -> std::io::Result<Option<&'static str>> {
+    // No frame starts in the zeros after `data_end` (a valid frame's header is never zero),
+    // so the search for one below stops there, however far the file was extended.
+    let data_end = data_end(file, at, size)?;
+    if data_end == at {
+        return Ok(None);
+    }
     let mut header = [0u8; HEADER_LEN];
     let end = if size - at >= HEADER_LEN as u64 {
         file.read_exact_at(&mut header, at)?;
@@ -972,14 +1028,14 @@ fn after_damage(file: &File, at: u64, size: u64) -> std::io::Result<Option<&'sta
     } else {
         size
     };
-    if !zeros(file, end, size)? {
+    if data_end > end {
         return Ok(Some("a damaged record followed by more data"));
     }
     let mut budget = SCAN_BUDGET;
     let mut window: Vec<u8> = Vec::new();
     let mut window_at = at + 1;
     let mut o = at + 1;
-    while o + HEADER_LEN as u64 <= size {
+    while o < data_end && o + HEADER_LEN as u64 <= size {
         if o + HEADER_LEN as u64 > window_at + window.len() as u64 {
             window_at = o;
             window = read_at(file, o, WINDOW.min(size - o))?;
@@ -1013,6 +1069,21 @@ fn read_at(file: &File, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
     let mut buf = vec![0u8; len as usize];
     file.read_exact_at(&mut buf, at)?;
     Ok(buf)
+}
+
+/// One past the last non-zero byte of `file` in `from..to` (`from` when there is none).
+fn data_end(file: &File, from: u64, to: u64) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; WINDOW.min(to.saturating_sub(from)) as usize];
+    let (mut at, mut end) = (from, from);
+    while at < to {
+        let n = (to - at).min(buf.len() as u64) as usize;
+        file.read_exact_at(&mut buf[..n], at)?;
+        if let Some(i) = buf[..n].iter().rposition(|&b| b != 0) {
+            end = at + i as u64 + 1;
+        }
+        at += n as u64;
+    }
+    Ok(end)
 }
 
 /// Whether bytes `from..to` of `file` are all zero.
