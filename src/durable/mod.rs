@@ -35,6 +35,8 @@ pub mod slots;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod prealloc_tests;
+#[cfg(test)]
 mod timestamp_tests;
 
 use std::collections::HashMap;
