@@ -63,7 +63,7 @@ use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::{Backoff, CachePadded};
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use crate::error::{Error, Kind, Result};
 
@@ -148,6 +148,9 @@ struct Files {
     /// The committer (its cell's address) that led the last sync, and how long that took.
     last_leader: usize,
     last_sync: Duration,
+    /// Frames of `sync=on` commits written since the last sync, and covered by it.
+    sync_frames: u32,
+    last_covered: u32,
 }
 
 /// One journal file.
@@ -207,6 +210,14 @@ struct Shared {
     files: Mutex<Files>,
     /// Every slot up to this number is on the device.
     synced: CachePadded<AtomicU64>,
+    /// Writes that failed and dropped the frames of sync commits ([`Shared::fail_write`]).
+    fails: AtomicU64,
+    /// Bumped each time the writer role is let go; sync committers waiting for another's
+    /// sync sleep on `role_wake` until it moves (see [`Shared::wait_role`]).
+    role_epoch: CachePadded<AtomicU64>,
+    role_waiters: AtomicU64,
+    role_park: Mutex<()>,
+    role_wake: Condvar,
     /// [`HEALTHY`], [`STALLED`] or [`BROKEN`] (its error in `Files::error`).
     health: AtomicU8,
     writes: AtomicU64,
@@ -260,6 +271,8 @@ impl Journal {
             trigger: None,
             last_leader: 0,
             last_sync: Duration::ZERO,
+            sync_frames: 0,
+            last_covered: 0,
         };
         let shared = Arc::new(Shared {
             disk,
@@ -267,6 +280,11 @@ impl Journal {
             ring: Ring::new(),
             files: Mutex::new(files),
             synced: CachePadded::new(AtomicU64::new(0)),
+            fails: AtomicU64::new(0),
+            role_epoch: CachePadded::new(AtomicU64::new(0)),
+            role_waiters: AtomicU64::new(0),
+            role_park: Mutex::new(()),
+            role_wake: Condvar::new(),
             health: AtomicU8::new(HEALTHY),
             writes: AtomicU64::new(0),
             syncs: AtomicU64::new(0),
@@ -333,7 +351,7 @@ impl Journal {
     /// It runs with the writer role held, so it must only signal.
     pub fn wake_every(&self, bytes: u64, wake: Option<Wakeup>) {
         let sh = &self.shared;
-        let mut files = sh.files.lock();
+        let mut files = sh.role();
         let next = sh.bytes.load(Relaxed) + bytes;
         files.trigger = wake.map(|wake| BytesTrigger { every: bytes.max(1), next, wake });
     }
@@ -341,7 +359,7 @@ impl Journal {
     /// `WT_SESSION::log_flush`: writes every buffered record, and syncs with `sync`.
     pub fn flush(&self, sync: bool) -> Result<()> {
         let sh = &self.shared;
-        let mut files = sh.files.lock();
+        let mut files = sh.role();
         sh.flushes.fetch_add(1, Relaxed);
         sh.write_buffered(&mut files)?;
         if sync {
@@ -354,13 +372,13 @@ impl Journal {
     /// committed so far (`log:` cursors).
     pub fn write_buffered(&self) -> Result<()> {
         let sh = &self.shared;
-        sh.write_buffered(&mut sh.files.lock())
+        sh.write_buffered(&mut sh.role())
     }
 
     /// Writes what is buffered (no sync), as the writer thread would have before the process
     /// died; errors are dropped (tests of recovery that abandon a connection).
     pub fn write_out(&self) {
-        let _ = self.shared.write_buffered(&mut self.shared.files.lock());
+        let _ = self.shared.write_buffered(&mut self.shared.role());
     }
 
     /// Starts a new file for the records joined from now on and waits until every commit
@@ -368,7 +386,7 @@ impl Journal {
     /// snapshot taken after this replays that file and later ones).
     pub fn rotate(&self) -> Result<u64> {
         let sh = &self.shared;
-        let mut files = sh.files.lock();
+        let mut files = sh.role();
         sh.usable(&files)?;
         let last = sh.ring.close(None, 1, &mut || sh.room(&mut files));
         sh.write_closed(&mut files, last)?;
@@ -449,6 +467,8 @@ impl Drop for Committer {
 impl Shared {
     /// Joins the ring with `record`; waits for the sync with `sync`.
     fn buffered(&self, cell: &Cell, record: &[u8], sync: bool) -> Result<()> {
+        // A write failing after this may drop the frame (see `wait_synced`).
+        let fails = if sync { self.fails.load(Acquire) } else { 0 };
         let j = self.ring.join(HEADER_LEN + record.len(), &mut || self.wake_writer());
         cell.in_flight.store(j.seq + 1, Release);
         self.ring.fill(&j, frame_header(record), record, sync);
@@ -457,13 +477,13 @@ impl Shared {
         self.ring.release(j);
         bump(&cell.joins, 1);
         if sync {
-            return self.wait_synced(cell, seq, offset);
+            return self.wait_synced(cell, seq, offset, fails);
         }
         if closed_full {
             // Once per full slot: write it now if nobody holds the writer role, so a burst
             // reaches the file (and `file_max` rolls over) without waiting for the writer
             // thread's round.
-            if let Some(mut files) = self.files.try_lock() {
+            if let Some(mut files) = self.try_role() {
                 let _ = self.write_closed(&mut files, seq - 1);
             }
         }
@@ -475,12 +495,22 @@ impl Shared {
         Ok(())
     }
 
-    /// Waits until slot `seq` is synced, leading the write and sync when no sync that covers
-    /// it ran while this committer queued for the writer role; the frame at `offset` may have
-    /// been dropped by a failed write.
-    fn wait_synced(&self, cell: &Cell, seq: u64, offset: usize) -> Result<()> {
-        let mut files = self.files.lock();
+    /// Waits until slot `seq` is synced, leading the write and sync when the writer role is
+    /// free and no sync covered it meanwhile; the frame at `offset` may have been dropped by a
+    /// failed write (`fails`: the failed writes counted before it joined). A committer that
+    /// finds the role taken (another's sync running) sleeps until it is let go, then is
+    /// covered or leads the next sync, for every frame joined meanwhile.
+    fn wait_synced(&self, cell: &Cell, seq: u64, offset: usize, fails: u64) -> Result<()> {
         loop {
+            let epoch = self.role_epoch.load(SeqCst);
+            // Synced, and no failure since the join (one would have dropped the frame or not).
+            if self.synced.load(Acquire) >= seq && self.fails.load(Acquire) == fails {
+                return Ok(());
+            }
+            let Some(mut files) = self.try_role() else {
+                self.wait_role(epoch);
+                continue;
+            };
             if let Some(i) = files.failed.iter().position(|f| (f.0, f.1) == (seq, offset)) {
                 return Err(files.failed.swap_remove(i).2);
             }
@@ -491,8 +521,12 @@ impl Shared {
                 return Err(broken_error(&files));
             }
             let me = cell as *const Cell as usize;
-            if std::mem::replace(&mut files.last_leader, me) != me {
-                self.gather(seq, files.last_sync);
+            let others = std::mem::replace(&mut files.last_leader, me) != me;
+            // Committers beside this one: as many as the last sync covered, and one more than
+            // this one when another led it.
+            let expect = files.last_covered.max(1 + u32::from(others));
+            if expect > 1 {
+                self.gather(seq, expect, files.last_sync);
             }
             self.ring.close(Some(seq), 0, &mut || self.room(&mut files));
             // A failure dropped this frame or refuses writes: the next round says which.
@@ -504,22 +538,21 @@ impl Shared {
         }
     }
 
-    /// Another session led the previous sync, so others commit beside this one: the next of
-    /// them is probably about to join. Waits (at most a quarter of the last sync, at most
-    /// [`GATHER_MAX`]) for a joiner after this committer's in slot `seq`, so that one sync
-    /// covers both (with two threads, half a sync per commit instead of one).
-    fn gather(&self, seq: u64, last_sync: Duration) {
-        let Some(joined) = self.ring.open_bytes(seq) else { return };
+    /// Others commit with sync beside this leader: they are probably about to join. Waits
+    /// (at most a quarter of the last sync, at most [`GATHER_MAX`]) until slot `seq` holds
+    /// `expect` frames awaiting a sync, so that one sync covers them all (with two threads,
+    /// half a sync per commit instead of one).
+    fn gather(&self, seq: u64, expect: u32, last_sync: Duration) {
         let deadline = Instant::now() + (last_sync / 4).min(GATHER_MAX);
         let backoff = Backoff::new();
-        while self.ring.open_bytes(seq) == Some(joined) && Instant::now() < deadline {
+        while self.ring.open_sync_frames(seq).is_some_and(|n| n < expect) && Instant::now() < deadline {
             backoff.snooze();
         }
     }
 
     /// Writes `record` directly (too large for a slot), after everything buffered.
     fn direct(&self, cell: &Cell, record: &[u8], sync: bool) -> Result<()> {
-        let mut files = self.files.lock();
+        let mut files = self.role();
         self.write_buffered(&mut files)?;
         // Placed after slot `written` and before the next one (a rotation holds the role).
         cell.in_flight.store(self.ring.written() + 1, Release);
@@ -539,7 +572,7 @@ impl Shared {
 
     /// A commit found the journal unhealthy: retries the buffered slots, or fails.
     fn recover(&self) -> Result<()> {
-        let mut files = self.files.lock();
+        let mut files = self.role();
         self.usable(&files)?;
         let _ = self.write_closed(&mut files, u64::MAX);
         match self.health.load(Acquire) {
@@ -569,6 +602,7 @@ impl Shared {
         let mut seq = self.ring.written() + 1;
         while seq <= upto && self.ring.ready(seq) {
             let (bytes, marked) = self.ring.take(seq);
+            let sync_frames = marked.len() as u32;
             if !bytes.is_empty() {
                 match self.write_bytes(files, bytes) {
                     Ok(()) => {}
@@ -580,6 +614,7 @@ impl Shared {
                 }
             }
             self.ring.free(seq);
+            files.sync_frames += sync_frames;
             self.slots.fetch_add(1, Relaxed);
             if self.health.load(Relaxed) == STALLED {
                 // The slots a failure kept are written: commits may go on.
@@ -617,6 +652,7 @@ impl Shared {
             s += 1;
         }
         files.error = Some(error.clone());
+        self.fails.fetch_add(1, Release);
         self.health.store(STALLED, Release);
     }
 
@@ -680,6 +716,7 @@ impl Shared {
             }
             files.unsynced = false;
             self.syncs.fetch_add(1, Relaxed);
+            files.last_covered = std::mem::take(&mut files.sync_frames);
         }
         self.synced.store(self.ring.written(), Release);
         Ok(())
@@ -728,6 +765,38 @@ impl Shared {
         }
     }
 
+    /// Takes the writer role, waiting for it.
+    fn role(&self) -> Role<'_> {
+        Role { sh: self, files: Some(self.files.lock()) }
+    }
+
+    /// Takes the writer role if it is free.
+    fn try_role(&self) -> Option<Role<'_>> {
+        self.files.try_lock().map(|g| Role { sh: self, files: Some(g) })
+    }
+
+    /// Sleeps until the writer role is let go after `role_epoch` was `epoch`.
+    fn wait_role(&self, epoch: u64) {
+        self.role_waiters.fetch_add(1, SeqCst);
+        let mut parked = self.role_park.lock();
+        while self.role_epoch.load(SeqCst) == epoch {
+            self.role_wake.wait(&mut parked);
+        }
+        drop(parked);
+        self.role_waiters.fetch_sub(1, SeqCst);
+    }
+
+    /// The writer role was let go: wakes the committers waiting for it.
+    fn role_released(&self) {
+        self.role_epoch.fetch_add(1, SeqCst);
+        // SeqCst pairs with `wait_role`: either it sees the new epoch, or this sees it waits
+        // (and takes `role_park` only once it sleeps).
+        if self.role_waiters.load(SeqCst) > 0 {
+            let _parked = self.role_park.lock();
+            self.role_wake.notify_all();
+        }
+    }
+
     fn wake_writer(&self) {
         if let Some(t) = self.thread.get() {
             t.unpark();
@@ -748,14 +817,41 @@ impl Shared {
             }
             std::thread::park_timeout(WRITE_INTERVAL);
             // Failures reach the committers (health); the next round retries.
-            let _ = self.write_buffered(&mut self.files.lock());
+            let _ = self.write_buffered(&mut self.role());
         }
-        let mut files = self.files.lock();
+        let mut files = self.role();
         if self.write_buffered(&mut files).is_ok() {
             // A closed journal leaves its files without the zeros written ahead (a crash
             // before the cut is durable leaves them to recovery, which cuts them too).
             let _ = self.trim(&mut files, false);
         }
+    }
+}
+
+/// The writer role held: the journal's files; letting it go wakes the sync committers that
+/// wait for it.
+struct Role<'a> {
+    sh: &'a Shared,
+    files: Option<MutexGuard<'a, Files>>,
+}
+
+impl std::ops::Deref for Role<'_> {
+    type Target = Files;
+    fn deref(&self) -> &Files {
+        self.files.as_ref().expect("held until dropped")
+    }
+}
+
+impl std::ops::DerefMut for Role<'_> {
+    fn deref_mut(&mut self) -> &mut Files {
+        self.files.as_mut().expect("held until dropped")
+    }
+}
+
+impl Drop for Role<'_> {
+    fn drop(&mut self) {
+        drop(self.files.take());
+        self.sh.role_released();
     }
 }
 
