@@ -6,6 +6,7 @@
  *                 committed with commit_transaction("sync=on|off") (-S), with the journal on.
  *                 Ops = commits; syncs_per_commit = "log: log sync operations" over
  *                 "transactions committed" for the whole run (group commit makes it < 1).
+ *                 With -i N: N commits on the main thread, untimed (tools/callgrind-per-op).
  *   -m reopen     loads -n rows (-b per transaction, journal on, no sync), then either closes
  *                 cleanly (-k clean: the final checkpoint) or is killed with SIGKILL in a child
  *                 process (-k crash: after log_flush(sync=off), so that recovery replays the
@@ -20,7 +21,7 @@
  * point -d at the real disk, since fsync costs nothing on tmpfs.
  *
  * usage: durable -m insert|reopen|ckptread [-t threads] [-s seconds] [-w warmup] [-n rows]
- *                [-S on|off] [-k clean|crash] [-b rows_per_txn] [-d parent_dir]
+ *                [-S on|off] [-k clean|crash] [-b rows_per_txn] [-d parent_dir] [-i commits]
  * Output (last line): durable mode=M ... with ops_per_sec (insert, ckptread) or reopen_us.
  */
 #define _GNU_SOURCE
@@ -212,9 +213,27 @@ main(int argc, char **argv)
         DIE(wiredtiger_open(home, NULL, cfg, &conn));
         DIE(conn->open_session(conn, NULL, NULL, &s));
         DIE(s->create(s, URI, "key_format=Q,value_format=S"));
-        elapsed = run_workers(run_insert, workers, sizeof(worker), threads, warmup, seconds, &phase);
-        for (i = 0; i < threads; i++)
-            total += workers[i].ops;
+        if (o.iterations > 0) {
+            WT_CURSOR *c;
+            const char *commit = sync_on ? "sync=on" : "sync=off";
+            uint64_t k;
+            DIE(s->open_cursor(s, URI, NULL, NULL, &c));
+            elapsed = now();
+            for (k = 0; k < o.iterations; k++) {
+                DIE(s->begin_transaction(s, NULL));
+                c->set_key(c, k);
+                c->set_value(c, value);
+                DIE(c->insert(c));
+                DIE(s->commit_transaction(s, commit));
+            }
+            elapsed = now() - elapsed;
+            total = o.iterations;
+            DIE(c->close(c));
+        } else {
+            elapsed = run_workers(run_insert, workers, sizeof(worker), threads, warmup, seconds, &phase);
+            for (i = 0; i < threads; i++)
+                total += workers[i].ops;
+        }
         (void)read_conn_stat(s, WT_STAT_CONN_LOG_SYNC, &syncs);
         (void)read_conn_stat(s, WT_STAT_CONN_TXN_COMMIT, &commits);
         DIE(conn->close(conn, NULL));
@@ -321,7 +340,7 @@ main(int argc, char **argv)
 usage:
     fprintf(stderr,
       "usage: %s -m insert|reopen|ckptread [-t threads] [-s seconds] [-w warmup] [-n rows] [-S on|off] "
-      "[-k clean|crash] [-b rows_per_txn] [-d parent_dir]\n",
+      "[-k clean|crash] [-b rows_per_txn] [-d parent_dir] [-i commits]\n",
       argv[0]);
     return 2;
 }
