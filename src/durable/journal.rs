@@ -5,11 +5,12 @@
 //! A committer joins the open slot of an in-memory ring ([`super::slots`]: one CAS), copies its
 //! frame in and releases it (one atomic add); it takes no lock. With `sync=off` it returns
 //! then: the record is in a buffer that is written in join order, by the writer thread (at most
-//! [`WRITE_INTERVAL`] later) or by whoever writes before it. With `sync=on` it then takes the
-//! writer role (the file mutex): unless a sync that ended meanwhile covers its slot, it closes
-//! its slot, writes every closed slot in order and syncs once. Committers that join while
-//! another's write and sync run queue on the role and are covered by the next sync together
-//! (group commit). A frame larger than [`DIRECT_BYTES`] bypasses the ring: its committer takes
+//! [`WRITE_INTERVAL`] later) or by whoever writes before it. With `sync=on` it returns once a
+//! sync covers its slot; if none has, it takes the writer role (the file mutex) when free,
+//! closes its slot, writes every closed slot in order and syncs once. Committers that join
+//! while another's write and sync run sleep until the role is let go (not queued on the
+//! mutex) and are covered by the next sync together (group commit). A frame larger than
+//! [`DIRECT_BYTES`] bypasses the ring: its committer takes
 //! the role, closes the open slot, writes the closed ones, then its frame. Read-only
 //! transactions never come here.
 //!
@@ -45,11 +46,18 @@
 //! is a bare header). This costs no sync on the commit path: only rotations and the start
 //! create files, as before.
 //!
+//! # Files extended ahead
+//! With `log=(prealloc)` the file appended to is extended by [`EXTEND_BYTES`] of zeros
+//! whenever a write would pass its end (never past `file_max`), so that a sync flushes the
+//! data written and not also a new file size. Only that file may end with zeros: a rotation
+//! cuts them (durably, before the next file gets records), and so does a closed journal.
+//!
 //! # Damage ([`replay`])
 //! A kill during a write leaves a torn tail: the last record frame of the file being appended
 //! to is incomplete or fails its checksum, and nothing follows it but zeros (a file extended
 //! by a lost write) or nothing; no valid frame starts after it and no later file holds
-//! records. That is cut silently. Anything else (a damaged header, a damaged record followed
+//! records. That is cut silently, as are zeros alone after the last whole frame (a file
+//! extended ahead). Anything else (a damaged header, a damaged record followed
 //! by more data or by valid frames, a record that decodes wrongly, a missing file) is
 //! corruption: `WT_TRY_SALVAGE` naming the file and offset, or with `salvage=true` the
 //! journal is cut at the damage and what was dropped is reported.
