@@ -398,10 +398,10 @@ impl Journal {
         sh.usable(&files)?;
         let last = sh.ring.close(None, 1, &mut || sh.room(&mut files));
         sh.write_closed(&mut files, last)?;
-        sh.sync(&mut files)?;
         // Only the file being appended to may end with zeros (recovery refuses a file with
-        // a zero tail before a file with records): the cut is durable before the switch.
-        sh.trim(&mut files, true)?;
+        // a zero tail before a file with records): the cut is synced before the switch.
+        sh.trim(&mut files)?;
+        sh.sync(&mut files)?;
         // The successor of the new file exists before anything is written to it.
         let file = new_file(&sh.disk, files.next.no + 1)?;
         files.active = std::mem::replace(&mut files.next, file);
@@ -730,8 +730,8 @@ impl Shared {
         Ok(())
     }
 
-    /// Cuts the active file's zeros after its last frame; with `durable`, syncs the cut.
-    fn trim(&self, files: &mut Files, durable: bool) -> Result<()> {
+    /// Cuts the active file's zeros after its last frame (durable at the next sync).
+    fn trim(&self, files: &mut Files) -> Result<()> {
         let f = &mut files.active;
         if f.size <= f.len {
             return Ok(());
@@ -739,11 +739,7 @@ impl Shared {
         let fname = name(f.no);
         self.disk.set_len(&f.file, f.len).map_err(|e| Error::io(format!("{}: truncate", self.disk.show(&fname)), &e))?;
         f.size = f.len;
-        if durable {
-            if let Err(e) = self.disk.sync(&f.file, &fname) {
-                return Err(self.broken(files, e));
-            }
-        }
+        files.unsynced = true;
         Ok(())
     }
 
@@ -831,7 +827,7 @@ impl Shared {
         if self.write_buffered(&mut files).is_ok() {
             // A closed journal leaves its files without the zeros written ahead (a crash
             // before the cut is durable leaves them to recovery, which cuts them too).
-            let _ = self.trim(&mut files, false);
+            let _ = self.trim(&mut files);
         }
     }
 }
