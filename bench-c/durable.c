@@ -6,6 +6,10 @@
  *                 committed with commit_transaction("sync=on|off") (-S), with the journal on.
  *                 Ops = commits; syncs_per_commit = "log: log sync operations" over
  *                 "transactions committed" for the whole run (group commit makes it < 1).
+ *                 With -S on also commit_p50_us / commit_p90_us: the commit latency (begin to
+ *                 commit's return) of the measured commits, which a stalled disk moves less
+ *                 than the rate. With -i N: N commits on the main thread, untimed
+ *                 (tools/callgrind-per-op).
  *   -m reopen     loads -n rows (-b per transaction, journal on, no sync), then either closes
  *                 cleanly (-k clean: the final checkpoint) or is killed with SIGKILL in a child
  *                 process (-k crash: after log_flush(sync=off), so that recovery replays the
@@ -20,7 +24,7 @@
  * point -d at the real disk, since fsync costs nothing on tmpfs.
  *
  * usage: durable -m insert|reopen|ckptread [-t threads] [-s seconds] [-w warmup] [-n rows]
- *                [-S on|off] [-k clean|crash] [-b rows_per_txn] [-d parent_dir]
+ *                [-S on|off] [-k clean|crash] [-b rows_per_txn] [-d parent_dir] [-i commits]
  * Output (last line): durable mode=M ... with ops_per_sec (insert, ckptread) or reopen_us.
  */
 #define _GNU_SOURCE
@@ -37,6 +41,7 @@
 
 #define URI "table:bench"
 #define VALUE_SIZE 100 /* wtperf's value_sz (with the NUL) */
+#define LAT_BUCKETS 20000 /* commit latency histogram (-S on): 1 us buckets, the last one open */
 
 static WT_CONNECTION *conn;
 static volatile int phase; /* 0 warm-up, 1 measure, 2 stop */
@@ -49,6 +54,7 @@ typedef struct {
     int id;
     uint64_t seed;
     uint64_t ops; /* written by its thread only (relaxed atomics: the main thread samples it) */
+    uint32_t *lat; /* -m insert -S on: commits per latency in us */
     char pad[64];
 } worker;
 
@@ -72,13 +78,19 @@ run_insert(void *arg)
     DIE(conn->open_session(conn, NULL, NULL, &s));
     DIE(s->open_cursor(s, URI, NULL, NULL, &c));
     for (i = 0; phase != 2; i++) {
+        double start = sync_on ? now() : 0;
         DIE(s->begin_transaction(s, NULL));
         c->set_key(c, (uint64_t)w->id + (uint64_t)threads * i);
         c->set_value(c, value);
         DIE(c->insert(c));
         DIE(s->commit_transaction(s, commit));
-        if (phase == 1)
+        if (phase == 1) {
             ops++;
+            if (sync_on) {
+                double us = (now() - start) * 1e6;
+                w->lat[us < LAT_BUCKETS - 1 ? (int)us : LAT_BUCKETS - 1]++;
+            }
+        }
     }
     w->ops = ops;
     DIE(s->close(s, NULL));
@@ -114,6 +126,24 @@ sample(worker *workers)
     for (i = 0; i < threads; i++)
         sum += __atomic_load_n(&workers[i].ops, __ATOMIC_RELAXED);
     return sum;
+}
+
+/* The commit latency (us) under which fraction `q` of the measured commits of every worker fall. */
+static int
+lat_percentile(worker *workers, double q)
+{
+    uint64_t total = 0, seen = 0;
+    int b, i;
+    for (i = 0; i < threads; i++)
+        for (b = 0; b < LAT_BUCKETS; b++)
+            total += workers[i].lat[b];
+    for (b = 0; b < LAT_BUCKETS; b++) {
+        for (i = 0; i < threads; i++)
+            seen += workers[i].lat[b];
+        if (total > 0 && (double)seen >= q * (double)total)
+            return b;
+    }
+    return LAT_BUCKETS - 1;
 }
 
 /* Loads rows 0..n-1 with `value`, `per_txn` inserts per transaction. */
@@ -203,6 +233,8 @@ main(int argc, char **argv)
     for (i = 0; i < threads; i++) {
         workers[i].id = i;
         workers[i].seed = 1000003ULL * (uint64_t)(i + 1);
+        if ((workers[i].lat = calloc(LAT_BUCKETS, sizeof(uint32_t))) == NULL)
+            return 1;
     }
 
     if (strcmp(mode, "insert") == 0) {
@@ -212,14 +244,34 @@ main(int argc, char **argv)
         DIE(wiredtiger_open(home, NULL, cfg, &conn));
         DIE(conn->open_session(conn, NULL, NULL, &s));
         DIE(s->create(s, URI, "key_format=Q,value_format=S"));
-        elapsed = run_workers(run_insert, workers, sizeof(worker), threads, warmup, seconds, &phase);
-        for (i = 0; i < threads; i++)
-            total += workers[i].ops;
+        if (o.iterations > 0) {
+            WT_CURSOR *c;
+            const char *commit = sync_on ? "sync=on" : "sync=off";
+            uint64_t k;
+            DIE(s->open_cursor(s, URI, NULL, NULL, &c));
+            elapsed = now();
+            for (k = 0; k < o.iterations; k++) {
+                DIE(s->begin_transaction(s, NULL));
+                c->set_key(c, k);
+                c->set_value(c, value);
+                DIE(c->insert(c));
+                DIE(s->commit_transaction(s, commit));
+            }
+            elapsed = now() - elapsed;
+            total = o.iterations;
+            DIE(c->close(c));
+        } else {
+            elapsed = run_workers(run_insert, workers, sizeof(worker), threads, warmup, seconds, &phase);
+            for (i = 0; i < threads; i++)
+                total += workers[i].ops;
+        }
         (void)read_conn_stat(s, WT_STAT_CONN_LOG_SYNC, &syncs);
         (void)read_conn_stat(s, WT_STAT_CONN_TXN_COMMIT, &commits);
         DIE(conn->close(conn, NULL));
         printf("durable mode=insert threads=%d sync=%s ops=%" PRIu64 " seconds=%.3f ops_per_sec=%.0f", threads,
           sync_on ? "on" : "off", total, elapsed, (double)total / elapsed);
+        if (sync_on && o.iterations == 0)
+            printf(" commit_p50_us=%d commit_p90_us=%d", lat_percentile(workers, 0.5), lat_percentile(workers, 0.9));
         if (syncs >= 0 && commits > 0)
             printf(" syncs=%" PRId64 " commits=%" PRId64 " syncs_per_commit=%.3f\n", syncs, commits,
               (double)syncs / (double)commits);
@@ -321,7 +373,7 @@ main(int argc, char **argv)
 usage:
     fprintf(stderr,
       "usage: %s -m insert|reopen|ckptread [-t threads] [-s seconds] [-w warmup] [-n rows] [-S on|off] "
-      "[-k clean|crash] [-b rows_per_txn] [-d parent_dir]\n",
+      "[-k clean|crash] [-b rows_per_txn] [-d parent_dir] [-i commits]\n",
       argv[0]);
     return 2;
 }

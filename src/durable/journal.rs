@@ -5,11 +5,12 @@
 //! A committer joins the open slot of an in-memory ring ([`super::slots`]: one CAS), copies its
 //! frame in and releases it (one atomic add); it takes no lock. With `sync=off` it returns
 //! then: the record is in a buffer that is written in join order, by the writer thread (at most
-//! [`WRITE_INTERVAL`] later) or by whoever writes before it. With `sync=on` it then takes the
-//! writer role (the file mutex): unless a sync that ended meanwhile covers its slot, it closes
-//! its slot, writes every closed slot in order and syncs once. Committers that join while
-//! another's write and sync run queue on the role and are covered by the next sync together
-//! (group commit). A frame larger than [`DIRECT_BYTES`] bypasses the ring: its committer takes
+//! [`WRITE_INTERVAL`] later) or by whoever writes before it. With `sync=on` it returns once a
+//! sync covers its slot; if none has, it takes the writer role (the file mutex) when free,
+//! closes its slot, writes every closed slot in order and syncs once. Committers that join
+//! while another's write and sync run sleep until the role is let go (not queued on the
+//! mutex) and are covered by the next sync together (group commit). A frame larger than
+//! [`DIRECT_BYTES`] bypasses the ring: its committer takes
 //! the role, closes the open slot, writes the closed ones, then its frame. Read-only
 //! transactions never come here.
 //!
@@ -45,11 +46,18 @@
 //! is a bare header). This costs no sync on the commit path: only rotations and the start
 //! create files, as before.
 //!
+//! # Files extended ahead
+//! With `log=(prealloc)` the file appended to is extended by [`EXTEND_BYTES`] of zeros
+//! whenever a write would pass its end (never past `file_max`), so that a sync flushes the
+//! data written and not also a new file size. Only that file may end with zeros: a rotation
+//! cuts them (durably, before the next file gets records), and so does a closed journal.
+//!
 //! # Damage ([`replay`])
 //! A kill during a write leaves a torn tail: the last record frame of the file being appended
 //! to is incomplete or fails its checksum, and nothing follows it but zeros (a file extended
 //! by a lost write) or nothing; no valid frame starts after it and no later file holds
-//! records. That is cut silently. Anything else (a damaged header, a damaged record followed
+//! records. That is cut silently, as are zeros alone after the last whole frame (a file
+//! extended ahead). Anything else (a damaged header, a damaged record followed
 //! by more data or by valid frames, a record that decodes wrongly, a missing file) is
 //! corruption: `WT_TRY_SALVAGE` naming the file and offset, or with `salvage=true` the
 //! journal is cut at the damage and what was dropped is reported.
@@ -63,7 +71,7 @@ use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::{Backoff, CachePadded};
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use crate::error::{Error, Kind, Result};
 
@@ -85,6 +93,9 @@ const HEADER_FRAME_LEN: u64 = HEADER_LEN as u64 + 8 + 4 + 8;
 pub const WRITE_INTERVAL: Duration = Duration::from_millis(1);
 /// Frames larger than this bypass the ring (written by their committer).
 pub const DIRECT_BYTES: usize = SLOT_BYTES / 4;
+/// How far ahead of its writes a journal file is extended (with `log=(prealloc=true)`, the
+/// default), up to `file_max`: a sync then flushes the data written, not also a new file size.
+pub const EXTEND_BYTES: u64 = 1 << 20;
 /// The longest a sync leader waits for another committer to join its slot.
 const GATHER_MAX: Duration = Duration::from_micros(100);
 
@@ -124,6 +135,8 @@ pub struct JournalConfig {
     pub file_max: u64,
     /// Whether files a checkpoint made unnecessary are removed.
     pub remove: bool,
+    /// `log=(prealloc)`: files are extended with zeros ahead of their writes.
+    pub prealloc: bool,
 }
 
 /// What the holder of the writer role owns.
@@ -143,6 +156,9 @@ struct Files {
     /// The committer (its cell's address) that led the last sync, and how long that took.
     last_leader: usize,
     last_sync: Duration,
+    /// Frames of `sync=on` commits written since the last sync, and covered by it.
+    sync_frames: u32,
+    last_covered: u32,
 }
 
 /// One journal file.
@@ -151,6 +167,8 @@ struct LogFile {
     no: u64,
     /// Bytes of whole frames in the file.
     len: u64,
+    /// The file's size: `len`, or more once extended ahead (zeros after `len`).
+    size: u64,
 }
 
 /// A wake-up of the background checkpointer after every so many bytes written.
@@ -200,6 +218,14 @@ struct Shared {
     files: Mutex<Files>,
     /// Every slot up to this number is on the device.
     synced: CachePadded<AtomicU64>,
+    /// Writes that failed and dropped the frames of sync commits ([`Shared::fail_write`]).
+    fails: AtomicU64,
+    /// Bumped each time the writer role is let go; sync committers waiting for another's
+    /// sync sleep on `role_wake` until it moves (see [`Shared::wait_role`]).
+    role_epoch: CachePadded<AtomicU64>,
+    role_waiters: AtomicU64,
+    role_park: Mutex<()>,
+    role_wake: Condvar,
     /// [`HEALTHY`], [`STALLED`] or [`BROKEN`] (its error in `Files::error`).
     health: AtomicU8,
     writes: AtomicU64,
@@ -253,6 +279,8 @@ impl Journal {
             trigger: None,
             last_leader: 0,
             last_sync: Duration::ZERO,
+            sync_frames: 0,
+            last_covered: 0,
         };
         let shared = Arc::new(Shared {
             disk,
@@ -260,6 +288,11 @@ impl Journal {
             ring: Ring::new(),
             files: Mutex::new(files),
             synced: CachePadded::new(AtomicU64::new(0)),
+            fails: AtomicU64::new(0),
+            role_epoch: CachePadded::new(AtomicU64::new(0)),
+            role_waiters: AtomicU64::new(0),
+            role_park: Mutex::new(()),
+            role_wake: Condvar::new(),
             health: AtomicU8::new(HEALTHY),
             writes: AtomicU64::new(0),
             syncs: AtomicU64::new(0),
@@ -326,7 +359,7 @@ impl Journal {
     /// It runs with the writer role held, so it must only signal.
     pub fn wake_every(&self, bytes: u64, wake: Option<Wakeup>) {
         let sh = &self.shared;
-        let mut files = sh.files.lock();
+        let mut files = sh.role();
         let next = sh.bytes.load(Relaxed) + bytes;
         files.trigger = wake.map(|wake| BytesTrigger { every: bytes.max(1), next, wake });
     }
@@ -334,7 +367,7 @@ impl Journal {
     /// `WT_SESSION::log_flush`: writes every buffered record, and syncs with `sync`.
     pub fn flush(&self, sync: bool) -> Result<()> {
         let sh = &self.shared;
-        let mut files = sh.files.lock();
+        let mut files = sh.role();
         sh.flushes.fetch_add(1, Relaxed);
         sh.write_buffered(&mut files)?;
         if sync {
@@ -347,13 +380,13 @@ impl Journal {
     /// committed so far (`log:` cursors).
     pub fn write_buffered(&self) -> Result<()> {
         let sh = &self.shared;
-        sh.write_buffered(&mut sh.files.lock())
+        sh.write_buffered(&mut sh.role())
     }
 
     /// Writes what is buffered (no sync), as the writer thread would have before the process
     /// died; errors are dropped (tests of recovery that abandon a connection).
     pub fn write_out(&self) {
-        let _ = self.shared.write_buffered(&mut self.shared.files.lock());
+        let _ = self.shared.write_buffered(&mut self.shared.role());
     }
 
     /// Starts a new file for the records joined from now on and waits until every commit
@@ -361,10 +394,13 @@ impl Journal {
     /// snapshot taken after this replays that file and later ones).
     pub fn rotate(&self) -> Result<u64> {
         let sh = &self.shared;
-        let mut files = sh.files.lock();
+        let mut files = sh.role();
         sh.usable(&files)?;
         let last = sh.ring.close(None, 1, &mut || sh.room(&mut files));
         sh.write_closed(&mut files, last)?;
+        // Only the file being appended to may end with zeros (recovery refuses a file with
+        // a zero tail before a file with records): the cut is synced before the switch.
+        sh.trim(&mut files)?;
         sh.sync(&mut files)?;
         // The successor of the new file exists before anything is written to it.
         let file = new_file(&sh.disk, files.next.no + 1)?;
@@ -439,6 +475,8 @@ impl Drop for Committer {
 impl Shared {
     /// Joins the ring with `record`; waits for the sync with `sync`.
     fn buffered(&self, cell: &Cell, record: &[u8], sync: bool) -> Result<()> {
+        // A write failing after this may drop the frame (see `wait_synced`).
+        let fails = if sync { self.fails.load(Acquire) } else { 0 };
         let j = self.ring.join(HEADER_LEN + record.len(), &mut || self.wake_writer());
         cell.in_flight.store(j.seq + 1, Release);
         self.ring.fill(&j, frame_header(record), record, sync);
@@ -447,13 +485,13 @@ impl Shared {
         self.ring.release(j);
         bump(&cell.joins, 1);
         if sync {
-            return self.wait_synced(cell, seq, offset);
+            return self.wait_synced(cell, seq, offset, fails);
         }
         if closed_full {
             // Once per full slot: write it now if nobody holds the writer role, so a burst
             // reaches the file (and `file_max` rolls over) without waiting for the writer
             // thread's round.
-            if let Some(mut files) = self.files.try_lock() {
+            if let Some(mut files) = self.try_role() {
                 let _ = self.write_closed(&mut files, seq - 1);
             }
         }
@@ -465,12 +503,22 @@ impl Shared {
         Ok(())
     }
 
-    /// Waits until slot `seq` is synced, leading the write and sync when no sync that covers
-    /// it ran while this committer queued for the writer role; the frame at `offset` may have
-    /// been dropped by a failed write.
-    fn wait_synced(&self, cell: &Cell, seq: u64, offset: usize) -> Result<()> {
-        let mut files = self.files.lock();
+    /// Waits until slot `seq` is synced, leading the write and sync when the writer role is
+    /// free and no sync covered it meanwhile; the frame at `offset` may have been dropped by a
+    /// failed write (`fails`: the failed writes counted before it joined). A committer that
+    /// finds the role taken (another's sync running) sleeps until it is let go, then is
+    /// covered or leads the next sync, for every frame joined meanwhile.
+    fn wait_synced(&self, cell: &Cell, seq: u64, offset: usize, fails: u64) -> Result<()> {
         loop {
+            let epoch = self.role_epoch.load(SeqCst);
+            // Synced, and no failure since the join (one would have dropped the frame or not).
+            if self.synced.load(Acquire) >= seq && self.fails.load(Acquire) == fails {
+                return Ok(());
+            }
+            let Some(mut files) = self.try_role() else {
+                self.wait_role(epoch);
+                continue;
+            };
             if let Some(i) = files.failed.iter().position(|f| (f.0, f.1) == (seq, offset)) {
                 return Err(files.failed.swap_remove(i).2);
             }
@@ -481,8 +529,12 @@ impl Shared {
                 return Err(broken_error(&files));
             }
             let me = cell as *const Cell as usize;
-            if std::mem::replace(&mut files.last_leader, me) != me {
-                self.gather(seq, files.last_sync);
+            let others = std::mem::replace(&mut files.last_leader, me) != me;
+            // Committers beside this one: as many as the last sync covered, and one more than
+            // this one when another led it.
+            let expect = files.last_covered.max(1 + u32::from(others));
+            if expect > 1 {
+                self.gather(seq, expect, files.last_sync);
             }
             self.ring.close(Some(seq), 0, &mut || self.room(&mut files));
             // A failure dropped this frame or refuses writes: the next round says which.
@@ -494,22 +546,21 @@ impl Shared {
         }
     }
 
-    /// Another session led the previous sync, so others commit beside this one: the next of
-    /// them is probably about to join. Waits (at most a quarter of the last sync, at most
-    /// [`GATHER_MAX`]) for a joiner after this committer's in slot `seq`, so that one sync
-    /// covers both (with two threads, half a sync per commit instead of one).
-    fn gather(&self, seq: u64, last_sync: Duration) {
-        let Some(joined) = self.ring.open_bytes(seq) else { return };
+    /// Others commit with sync beside this leader: they are probably about to join. Waits
+    /// (at most a quarter of the last sync, at most [`GATHER_MAX`]) until slot `seq` holds
+    /// `expect` frames awaiting a sync, so that one sync covers them all (with two threads,
+    /// half a sync per commit instead of one).
+    fn gather(&self, seq: u64, expect: u32, last_sync: Duration) {
         let deadline = Instant::now() + (last_sync / 4).min(GATHER_MAX);
         let backoff = Backoff::new();
-        while self.ring.open_bytes(seq) == Some(joined) && Instant::now() < deadline {
+        while self.ring.open_sync_frames(seq).is_some_and(|n| n < expect) && Instant::now() < deadline {
             backoff.snooze();
         }
     }
 
     /// Writes `record` directly (too large for a slot), after everything buffered.
     fn direct(&self, cell: &Cell, record: &[u8], sync: bool) -> Result<()> {
-        let mut files = self.files.lock();
+        let mut files = self.role();
         self.write_buffered(&mut files)?;
         // Placed after slot `written` and before the next one (a rotation holds the role).
         cell.in_flight.store(self.ring.written() + 1, Release);
@@ -529,7 +580,7 @@ impl Shared {
 
     /// A commit found the journal unhealthy: retries the buffered slots, or fails.
     fn recover(&self) -> Result<()> {
-        let mut files = self.files.lock();
+        let mut files = self.role();
         self.usable(&files)?;
         let _ = self.write_closed(&mut files, u64::MAX);
         match self.health.load(Acquire) {
@@ -559,6 +610,7 @@ impl Shared {
         let mut seq = self.ring.written() + 1;
         while seq <= upto && self.ring.ready(seq) {
             let (bytes, marked) = self.ring.take(seq);
+            let sync_frames = marked.len() as u32;
             if !bytes.is_empty() {
                 match self.write_bytes(files, bytes) {
                     Ok(()) => {}
@@ -570,6 +622,7 @@ impl Shared {
                 }
             }
             self.ring.free(seq);
+            files.sync_frames += sync_frames;
             self.slots.fetch_add(1, Relaxed);
             if self.health.load(Relaxed) == STALLED {
                 // The slots a failure kept are written: commits may go on.
@@ -607,22 +660,37 @@ impl Shared {
             s += 1;
         }
         files.error = Some(error.clone());
+        self.fails.fetch_add(1, Release);
         self.health.store(STALLED, Release);
     }
 
     /// Appends `bytes` to the active file; a failure truncates it back to its whole frames.
     fn write_bytes(&self, files: &mut Files, bytes: &[u8]) -> std::result::Result<(), Fail> {
         let f = &mut files.active;
+        let end = f.len + bytes.len() as u64;
+        if end > f.size && end < self.config.file_max && self.config.prealloc {
+            // Once per EXTEND_BYTES: the sync after this write also records the new size; the
+            // next ones only flush data. If it fails, the write appends.
+            let to = (end + EXTEND_BYTES).min(self.config.file_max);
+            if self.disk.extend(&f.file, to).is_ok() {
+                f.size = to;
+            }
+        }
         let fname = name(f.no);
         let out = self.disk.write_at(&f.file, bytes, f.len).map_err(|e| Error::io(format!("{}: write", self.disk.show(&fname)), &e));
         if let Err(error) = out {
-            // Frames of failed commits must not stay behind the good ones.
+            // Frames of failed commits must not stay behind the good ones (nor zeros, which
+            // only the file being appended to may end with).
             return match self.disk.set_len(&f.file, f.len) {
-                Ok(()) => Err(Fail::Write(error)),
+                Ok(()) => {
+                    f.size = f.len;
+                    Err(Fail::Write(error))
+                }
                 Err(e) => Err(Fail::Broken(Error::io(format!("{}: truncate", self.disk.show(&fname)), &e))),
             };
         }
-        f.len += bytes.len() as u64;
+        f.len = end;
+        f.size = f.size.max(end);
         files.unsynced = true;
         self.writes.fetch_add(1, Relaxed);
         let total = self.bytes.fetch_add(bytes.len() as u64, Relaxed) + bytes.len() as u64;
@@ -656,8 +724,22 @@ impl Shared {
             }
             files.unsynced = false;
             self.syncs.fetch_add(1, Relaxed);
+            files.last_covered = std::mem::take(&mut files.sync_frames);
         }
         self.synced.store(self.ring.written(), Release);
+        Ok(())
+    }
+
+    /// Cuts the active file's zeros after its last frame (durable at the next sync).
+    fn trim(&self, files: &mut Files) -> Result<()> {
+        let f = &mut files.active;
+        if f.size <= f.len {
+            return Ok(());
+        }
+        let fname = name(f.no);
+        self.disk.set_len(&f.file, f.len).map_err(|e| Error::io(format!("{}: truncate", self.disk.show(&fname)), &e))?;
+        f.size = f.len;
+        files.unsynced = true;
         Ok(())
     }
 
@@ -687,6 +769,38 @@ impl Shared {
         }
     }
 
+    /// Takes the writer role, waiting for it.
+    fn role(&self) -> Role<'_> {
+        Role { sh: self, files: Some(self.files.lock()) }
+    }
+
+    /// Takes the writer role if it is free.
+    fn try_role(&self) -> Option<Role<'_>> {
+        self.files.try_lock().map(|g| Role { sh: self, files: Some(g) })
+    }
+
+    /// Sleeps until the writer role is let go after `role_epoch` was `epoch`.
+    fn wait_role(&self, epoch: u64) {
+        self.role_waiters.fetch_add(1, SeqCst);
+        let mut parked = self.role_park.lock();
+        while self.role_epoch.load(SeqCst) == epoch {
+            self.role_wake.wait(&mut parked);
+        }
+        drop(parked);
+        self.role_waiters.fetch_sub(1, SeqCst);
+    }
+
+    /// The writer role was let go: wakes the committers waiting for it.
+    fn role_released(&self) {
+        self.role_epoch.fetch_add(1, SeqCst);
+        // SeqCst pairs with `wait_role`: either it sees the new epoch, or this sees it waits
+        // (and takes `role_park` only once it sleeps).
+        if self.role_waiters.load(SeqCst) > 0 {
+            let _parked = self.role_park.lock();
+            self.role_wake.notify_all();
+        }
+    }
+
     fn wake_writer(&self) {
         if let Some(t) = self.thread.get() {
             t.unpark();
@@ -707,9 +821,41 @@ impl Shared {
             }
             std::thread::park_timeout(WRITE_INTERVAL);
             // Failures reach the committers (health); the next round retries.
-            let _ = self.write_buffered(&mut self.files.lock());
+            let _ = self.write_buffered(&mut self.role());
         }
-        let _ = self.write_buffered(&mut self.files.lock());
+        let mut files = self.role();
+        if self.write_buffered(&mut files).is_ok() {
+            // A closed journal leaves its files without the zeros written ahead (a crash
+            // before the cut is durable leaves them to recovery, which cuts them too).
+            let _ = self.trim(&mut files);
+        }
+    }
+}
+
+/// The writer role held: the journal's files; letting it go wakes the sync committers that
+/// wait for it.
+struct Role<'a> {
+    sh: &'a Shared,
+    files: Option<MutexGuard<'a, Files>>,
+}
+
+impl std::ops::Deref for Role<'_> {
+    type Target = Files;
+    fn deref(&self) -> &Files {
+        self.files.as_ref().expect("held until dropped")
+    }
+}
+
+impl std::ops::DerefMut for Role<'_> {
+    fn deref_mut(&mut self) -> &mut Files {
+        self.files.as_mut().expect("held until dropped")
+    }
+}
+
+impl Drop for Role<'_> {
+    fn drop(&mut self) {
+        drop(self.files.take());
+        self.sh.role_released();
     }
 }
 
@@ -729,7 +875,8 @@ fn new_file(disk: &Disk, no: u64) -> Result<LogFile> {
     disk.write_all(&mut file, &fname, &header)?;
     disk.sync(&file, &fname)?;
     disk.sync_dir()?;
-    Ok(LogFile { file, no, len: header.len() as u64 })
+    let len = header.len() as u64;
+    Ok(LogFile { file, no, len, size: len })
 }
 
 /// Reads every journal file in `disk`, oldest first, and calls `each` with the file's number,
@@ -946,8 +1093,10 @@ fn replay_file(
 fn later_hold_records(disk: &Disk, later: &[u64]) -> Result<bool> {
     for &n in later {
         let shown = disk.show(&name(n));
-        let size = std::fs::metadata(disk.path(&name(n))).map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
-        if size > HEADER_FRAME_LEN {
+        let file = File::open(disk.path(&name(n))).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
+        let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
+        // Zeros after the header are a file extended ahead of records never written.
+        if size > HEADER_FRAME_LEN && !zeros(&file, HEADER_FRAME_LEN, size).map_err(|e| Error::io(format!("{shown}: read"), &e))? {
             return Ok(true);
         }
     }
@@ -962,8 +1111,15 @@ const SCAN_BUDGET: u64 = 256 << 20;
 
 /// What follows a damaged frame at `at` of a file of `size` bytes: `None` when it looks like a
 /// torn write (nothing but zeros after the frame's extent, no valid frame starting inside
-/// it), otherwise why it is corruption.
+/// it) or when only zeros follow `at` (the end of a file extended ahead of its writes),
+/// otherwise why it is corruption.
 fn after_damage(file: &File, at: u64, size: u64) -> std::io::Result<Option<&'static str>> {
+    // No frame starts in the zeros after `data_end` (a valid frame's header is never zero),
+    // so the search for one below stops there, however far the file was extended.
+    let data_end = data_end(file, at, size)?;
+    if data_end == at {
+        return Ok(None);
+    }
     let mut header = [0u8; HEADER_LEN];
     let end = if size - at >= HEADER_LEN as u64 {
         file.read_exact_at(&mut header, at)?;
@@ -972,14 +1128,14 @@ fn after_damage(file: &File, at: u64, size: u64) -> std::io::Result<Option<&'sta
     } else {
         size
     };
-    if !zeros(file, end, size)? {
+    if data_end > end {
         return Ok(Some("a damaged record followed by more data"));
     }
     let mut budget = SCAN_BUDGET;
     let mut window: Vec<u8> = Vec::new();
     let mut window_at = at + 1;
     let mut o = at + 1;
-    while o + HEADER_LEN as u64 <= size {
+    while o < data_end && o + HEADER_LEN as u64 <= size {
         if o + HEADER_LEN as u64 > window_at + window.len() as u64 {
             window_at = o;
             window = read_at(file, o, WINDOW.min(size - o))?;
@@ -1013,6 +1169,21 @@ fn read_at(file: &File, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
     let mut buf = vec![0u8; len as usize];
     file.read_exact_at(&mut buf, at)?;
     Ok(buf)
+}
+
+/// One past the last non-zero byte of `file` in `from..to` (`from` when there is none).
+fn data_end(file: &File, from: u64, to: u64) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; WINDOW.min(to.saturating_sub(from)) as usize];
+    let (mut at, mut end) = (from, from);
+    while at < to {
+        let n = (to - at).min(buf.len() as u64) as usize;
+        file.read_exact_at(&mut buf[..n], at)?;
+        if let Some(i) = buf[..n].iter().rposition(|&b| b != 0) {
+            end = at + i as u64 + 1;
+        }
+        at += n as u64;
+    }
+    Ok(end)
 }
 
 /// Whether bytes `from..to` of `file` are all zero.

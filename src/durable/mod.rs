@@ -35,6 +35,8 @@ pub mod slots;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod prealloc_tests;
+#[cfg(test)]
 mod timestamp_tests;
 
 use std::collections::HashMap;
@@ -185,7 +187,7 @@ impl Durable {
         recovered.salvaged = replayed.salvaged;
         let journal = if cfg.bool("log.enabled") {
             std::fs::create_dir_all(log_dir.dir()).map_err(|e| Error::io(format!("{}: mkdir", log_dir.dir().display()), &e))?;
-            let config = JournalConfig { file_max: cfg.int("log.file_max") as u64, remove: cfg.bool("log.remove") };
+            let config = JournalConfig { file_max: cfg.int("log.file_max") as u64, remove: cfg.bool("log.remove"), prealloc: cfg.bool("log.prealloc") };
             Some(Arc::new(Journal::start(Arc::clone(&log_dir), config, next_log)?))
         } else {
             None

@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering::*;
 
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{AtomicBool, AtomicU64, Backoff};
+use crate::sync::{AtomicU32, AtomicU64, Backoff};
 
 use super::frame::HEADER_LEN;
 
@@ -45,8 +45,8 @@ struct Slot {
     state: CachePadded<AtomicU64>,
     /// The slot's number while it is in use (stored before it opens).
     seq: AtomicU64,
-    /// A frame of the slot carries `SYNC_MARK`.
-    has_sync: AtomicBool,
+    /// Frames of the slot that carry `SYNC_MARK` (their committers wait for a sync).
+    sync_frames: AtomicU32,
     buf: Box<[UnsafeCell<u8>]>,
     /// loom's record of the accesses to `buf`, one cell per byte ([`Slot::touch`]).
     #[cfg(loom)]
@@ -58,7 +58,7 @@ impl Slot {
         Slot {
             state: CachePadded::new(AtomicU64::new(state)),
             seq: AtomicU64::new(seq),
-            has_sync: AtomicBool::new(false),
+            sync_frames: AtomicU32::new(0),
             buf: (0..SLOT_BYTES).map(|_| UnsafeCell::new(0)).collect(),
             #[cfg(loom)]
             cells: (0..SLOT_BYTES).map(|_| loom::cell::UnsafeCell::new(())).collect(),
@@ -177,7 +177,7 @@ impl Ring {
         if sync {
             let len = u32::from_le_bytes([header[0], header[1], header[2], header[3]]) | SYNC_MARK;
             header[..4].copy_from_slice(&len.to_le_bytes());
-            slot.has_sync.store(true, Relaxed);
+            slot.sync_frames.fetch_add(1, Relaxed);
         }
         // SAFETY: bytes `offset..offset + len` of the slot were reserved by this join and lie
         // inside the slot (the join checked `SLOT_BYTES`); nobody else touches them before
@@ -234,7 +234,7 @@ impl Ring {
         }
         let slot = self.slot(next);
         slot.seq.store(next, Relaxed);
-        slot.has_sync.store(false, Relaxed);
+        slot.sync_frames.store(0, Relaxed);
         slot.state.store(0, Release);
         self.active.store(next, Release);
     }
@@ -256,11 +256,12 @@ impl Ring {
         }
     }
 
-    /// The bytes joined so far to slot `seq` while it is the open slot.
-    pub fn open_bytes(&self, seq: u64) -> Option<u64> {
+    /// The frames awaiting a sync put so far in slot `seq` while it is the open slot.
+    pub fn open_sync_frames(&self, seq: u64) -> Option<u32> {
         let slot = self.slot(seq);
         let state = slot.state.load(Acquire);
-        (state & (CLOSED | FREE) == 0 && slot.seq.load(Relaxed) == seq).then_some(state & JOINED)
+        let open = state & (CLOSED | FREE) == 0 && slot.seq.load(Relaxed) == seq;
+        open.then(|| slot.sync_frames.load(Relaxed))
     }
 
     /// Whether anything waits to be written: a closed slot, or bytes in the open one.
@@ -280,7 +281,7 @@ impl Ring {
         let len = (slot.state.load(Acquire) & JOINED) as usize;
         slot.touch(0..len, false);
         let mut marked = Vec::new();
-        if slot.has_sync.swap(false, Relaxed) {
+        if slot.sync_frames.swap(0, Relaxed) != 0 {
             let mut at = 0;
             while at < len {
                 // SAFETY: the slot is closed and released: only the writer role touches it.

@@ -382,6 +382,44 @@ fn concurrent_committers_share_syncs_and_checkpoints_run_beside_them() {
     }
 }
 
+/// Sync committers that arrive while another's sync runs sleep and are covered together by
+/// the next sync: fewer syncs than commits, each committer's records in its order, none lost.
+#[test]
+fn sync_committers_arriving_during_a_sync_share_the_next_one() {
+    use super::journal::{replay, Journal, JournalConfig};
+    let dir = home();
+    let disk = Arc::new(Disk::new(dir.to_path_buf()));
+    let config = JournalConfig { file_max: 100 << 20, remove: false, prealloc: true };
+    let journal = Arc::new(Journal::start(Arc::clone(&disk), config, 1).unwrap());
+    let threads: Vec<_> = (0..4u8)
+        .map(|t| {
+            let journal = Arc::clone(&journal);
+            std::thread::spawn(move || {
+                let c = journal.committer();
+                for i in 0..100u8 {
+                    c.commit(&[t, i], true).unwrap();
+                    c.published();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let stats = journal.stats();
+    assert_eq!(stats.sync_commits, 400);
+    assert!(stats.syncs < stats.sync_commits, "{stats:?}");
+    drop(journal);
+    let mut next = [0u8; 4];
+    replay(&disk, 1, true, false, |record, _| {
+        assert_eq!(record[1], next[record[0] as usize], "committer {}", record[0]);
+        next[record[0] as usize] += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(next, [100; 4]);
+}
+
 /// Runs `writers` threads, each calling `write(session, writer, i)` for i = 1, 2, ... until
 /// stopped (at least `min` times), while this thread takes five checkpoints 20 ms apart; returns
 /// the connection once the writers are gone.
