@@ -8,9 +8,9 @@
 
 use sdd::Guard;
 
-use super::node::{Entry, Leaf, Target};
+use super::node::{Entry, Fence, Leaf, Target};
 use super::Ordered;
-use crate::store::key::Probe;
+use crate::store::key::{Key, Probe};
 
 /// A position in an [`Ordered`] index: on an entry, or past either end.
 pub struct Cursor<'g> {
@@ -34,48 +34,40 @@ impl<'g> Cursor<'g> {
 
     /// The first entry `>= probe` (`> probe` with `strict`).
     pub(super) fn seek_ge(tree: &'g Ordered, probe: &Probe<'_>, strict: bool, guard: &'g Guard) -> Self {
-        'restart: loop {
-            let mut leaf = tree.descend(Target::Key(*probe), guard);
-            // Set once the walk left the probe's leaf: every entry further right is above it.
-            let mut past = false;
-            loop {
-                let Some(v) = leaf.latch.begin_read() else { continue 'restart };
-                if !past {
-                    if let Some(high) = leaf.high(guard) {
-                        if probe.cmp_prefixed(high.prefix(), high).is_ge() {
-                            let next = leaf.next_leaf(guard);
-                            if leaf.latch.still(v) {
-                                leaf = next.expect("a leaf with a high fence has a next leaf");
-                            }
-                            continue;
-                        }
-                    }
+        loop {
+            let (leaf, v) = tree.leaf_for(probe, guard);
+            let n = leaf.len();
+            let Some((i, equal)) = leaf.lower_bound(probe, n, guard) else { continue };
+            let at = i + usize::from(equal && strict);
+            if at < n {
+                match leaf.settled(v, at, guard) {
+                    Some(entry) => return Cursor::on(tree, guard, leaf, v, at, entry),
+                    None => continue,
                 }
-                let n = leaf.len();
-                let at = if past {
-                    Some(0)
-                } else {
-                    leaf.lower_bound(probe, n, guard).map(|(i, equal)| i + usize::from(equal && strict))
-                };
-                let Some(at) = at else { continue };
-                if at < n {
-                    let entry = leaf.entry(at, guard);
-                    if let (true, Some(entry)) = (leaf.latch.still(v), entry) {
-                        return Cursor::on(tree, guard, leaf, v, at, entry);
-                    }
-                    continue;
+            }
+            // Every entry further right is above the probe: the first one there.
+            let next = leaf.next_leaf(guard);
+            if leaf.latch.still(v) {
+                if let Some(found) = Cursor::first_from(tree, guard, next) {
+                    return found;
                 }
-                let next = leaf.next_leaf(guard);
-                if !leaf.latch.still(v) {
-                    continue;
-                }
-                match next {
-                    None => return Cursor::end(tree, guard),
-                    Some(next) => {
-                        leaf = next;
-                        past = true;
-                    }
-                }
+            }
+        }
+    }
+
+    /// On the first entry of `next` or of the leaves after it (past the end when there is
+    /// none); `None` if a leaf changed or left meanwhile.
+    fn first_from(tree: &'g Ordered, guard: &'g Guard, mut next: Option<&'g Leaf>) -> Option<Self> {
+        loop {
+            let Some(leaf) = next else { return Some(Cursor::end(tree, guard)) };
+            let v = leaf.latch.begin_read()?;
+            if leaf.len() > 0 {
+                let entry = leaf.settled(v, 0, guard)?;
+                return Some(Cursor::on(tree, guard, leaf, v, 0, entry));
+            }
+            next = leaf.next_leaf(guard);
+            if !leaf.latch.still(v) {
+                return None;
             }
         }
     }
@@ -94,21 +86,20 @@ impl<'g> Cursor<'g> {
             loop {
                 let Some(v) = leaf.latch.begin_read() else { continue 'restart };
                 // Right while the next leaf may hold keys below (or at) the probe.
-                if let Some(high) = leaf.high(guard) {
-                    let right = match &probe {
-                        None => true,
-                        Some(p) => {
-                            let ord = p.cmp_prefixed(high.prefix(), high);
-                            ord.is_gt() || (ord.is_eq() && !strict)
-                        }
-                    };
-                    if right {
-                        let next = leaf.next_leaf(guard);
-                        if leaf.latch.still(v) {
-                            leaf = next.expect("a leaf with a high fence has a next leaf");
-                        }
+                let beyond = |high: &Key| match &probe {
+                    None => true,
+                    Some(p) => {
+                        let ord = p.cmp_prefixed(high.prefix(), high);
+                        ord.is_gt() || (ord.is_eq() && !strict)
+                    }
+                };
+                match leaf.past_high(v, guard, beyond) {
+                    Fence::Inside => {}
+                    Fence::Right(next) => {
+                        leaf = next;
                         continue;
                     }
+                    Fence::Changed => continue,
                 }
                 let n = leaf.len();
                 // The number of entries at or below the probe (below with `strict`).
@@ -118,11 +109,10 @@ impl<'g> Cursor<'g> {
                 };
                 let Some(below) = below else { continue };
                 if below > 0 {
-                    let entry = leaf.entry(below - 1, guard);
-                    if let (true, Some(entry)) = (leaf.latch.still(v), entry) {
-                        return Cursor::on(tree, guard, leaf, v, below - 1, entry);
+                    match leaf.settled(v, below - 1, guard) {
+                        Some(entry) => return Cursor::on(tree, guard, leaf, v, below - 1, entry),
+                        None => continue,
                     }
-                    continue;
                 }
                 // Nothing here: the answer is below the leaf's range.
                 let low = leaf.low(guard);
@@ -157,44 +147,26 @@ impl<'g> Cursor<'g> {
         self.at
     }
 
+    /// Moves onto entry `i` of `leaf` if the leaf is still as version `v` found it.
+    #[inline]
+    fn move_to(&mut self, leaf: &'g Leaf, v: u64, i: usize) -> Option<&'g Entry> {
+        let entry = leaf.settled(v, i, self.guard)?;
+        *self = Cursor::on(self.tree, self.guard, leaf, v, i, entry);
+        Some(entry)
+    }
+
     /// [`Cursor::next`] without a search: `None` if a leaf changed under the cursor.
     fn next_in_leaves(&mut self) -> Option<Option<&'g Entry>> {
         let (leaf, v, i) = self.leaf?;
         if i + 1 < leaf.len() {
-            let entry = leaf.entry(i + 1, self.guard);
-            return match (leaf.latch.still(v), entry) {
-                (true, Some(entry)) => {
-                    *self = Cursor::on(self.tree, self.guard, leaf, v, i + 1, entry);
-                    Some(Some(entry))
-                }
-                _ => None,
-            };
+            return self.move_to(leaf, v, i + 1).map(Some);
         }
-        let mut next = leaf.next_leaf(self.guard);
+        let next = leaf.next_leaf(self.guard);
         if !leaf.latch.still(v) {
             return None;
         }
-        loop {
-            let Some(leaf) = next else {
-                *self = Cursor::end(self.tree, self.guard);
-                return Some(None);
-            };
-            let v = leaf.latch.begin_read()?;
-            if leaf.len() > 0 {
-                let entry = leaf.entry(0, self.guard);
-                return match (leaf.latch.still(v), entry) {
-                    (true, Some(entry)) => {
-                        *self = Cursor::on(self.tree, self.guard, leaf, v, 0, entry);
-                        Some(Some(entry))
-                    }
-                    _ => None,
-                };
-            }
-            next = leaf.next_leaf(self.guard);
-            if !leaf.latch.still(v) {
-                return None;
-            }
-        }
+        *self = Cursor::first_from(self.tree, self.guard, next)?;
+        Some(self.at)
     }
 
     /// Moves to the previous entry and returns it (`None`: past the start).
@@ -202,9 +174,7 @@ impl<'g> Cursor<'g> {
         let at = self.at?;
         if let Some((leaf, v, i)) = self.leaf {
             if i > 0 {
-                let entry = leaf.entry(i - 1, self.guard);
-                if let (true, Some(entry)) = (leaf.latch.still(v), entry) {
-                    *self = Cursor::on(self.tree, self.guard, leaf, v, i - 1, entry);
+                if let Some(entry) = self.move_to(leaf, v, i - 1) {
                     return Some(entry);
                 }
             }

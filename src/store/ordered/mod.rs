@@ -42,7 +42,7 @@ pub use node::Entry;
 pub(crate) use latch::Latch;
 
 use crate::store::key::Probe;
-use node::{deref, publish, Leaf, Node, Target, LEAF_CAP};
+use node::{deref, publish, Fence, Leaf, Node, Target, LEAF_CAP};
 
 /// The ordered index: key -> [`Entry`].
 pub struct Ordered {
@@ -90,29 +90,33 @@ impl Ordered {
         }
     }
 
-    /// The entry of `probe`'s key.
-    pub fn get<'g>(&self, probe: &Probe<'_>, guard: &'g Guard) -> Option<&'g Entry> {
+    /// The leaf whose range holds `probe`'s key, and the version to read it under.
+    #[inline]
+    fn leaf_for<'g>(&self, probe: &Probe<'_>, guard: &'g Guard) -> (&'g Leaf, u64) {
         'restart: loop {
             let mut leaf = self.descend(Target::Key(*probe), guard);
             loop {
                 let Some(v) = leaf.latch.begin_read() else { continue 'restart };
-                if let Some(high) = leaf.high(guard) {
-                    if probe.cmp_prefixed(high.prefix(), high).is_ge() {
-                        let next = leaf.next_leaf(guard);
-                        if leaf.latch.still(v) {
-                            leaf = next.expect("a leaf with a high fence has a next leaf");
-                        }
-                        continue;
-                    }
+                match leaf.past_high(v, guard, |high| probe.cmp_prefixed(high.prefix(), high).is_ge()) {
+                    Fence::Inside => return (leaf, v),
+                    Fence::Right(next) => leaf = next,
+                    Fence::Changed => {}
                 }
-                let n = leaf.len();
-                let found = match leaf.lower_bound(probe, n, guard) {
-                    Some((i, true)) => leaf.entry(i, guard),
-                    _ => None,
-                };
-                if leaf.latch.still(v) {
-                    return found;
-                }
+            }
+        }
+    }
+
+    /// The entry of `probe`'s key.
+    pub fn get<'g>(&self, probe: &Probe<'_>, guard: &'g Guard) -> Option<&'g Entry> {
+        loop {
+            let (leaf, v) = self.leaf_for(probe, guard);
+            let n = leaf.len();
+            let found = match leaf.lower_bound(probe, n, guard) {
+                Some((i, true)) => leaf.entry(i, guard),
+                _ => None,
+            };
+            if leaf.latch.still(v) {
+                return found;
             }
         }
     }

@@ -26,6 +26,16 @@ pub struct Entry {
     pub slot: Shared<Slot>,
 }
 
+/// Where a reader's key lies against a leaf's high fence ([`Leaf::past_high`]).
+pub(super) enum Fence<'g> {
+    /// Below it: the key belongs to this leaf.
+    Inside,
+    /// At or past it: the key belongs further right.
+    Right(&'g Leaf),
+    /// The leaf changed while it was read.
+    Changed,
+}
+
 /// A node of the tree.
 pub(super) enum Node {
     Leaf(Leaf),
@@ -275,6 +285,33 @@ impl Leaf {
             }
         }
         Some((lo, false))
+    }
+
+    /// Whether a reader under version `v` whose key `beyond` says is past the high fence must
+    /// move right: to the next leaf, or to read this one again if it changed.
+    #[inline(always)]
+    pub(super) fn past_high<'g>(&self, v: u64, guard: &'g Guard, beyond: impl FnOnce(&Key) -> bool) -> Fence<'g> {
+        match self.high(guard) {
+            Some(high) if beyond(high) => {
+                let next = self.next_leaf(guard);
+                match self.latch.still(v) {
+                    true => Fence::Right(next.expect("a leaf with a high fence has a next leaf")),
+                    false => Fence::Changed,
+                }
+            }
+            _ => Fence::Inside,
+        }
+    }
+
+    /// Entry `i` if the leaf is still as version `v` found it.
+    #[inline(always)]
+    pub(super) fn settled<'g>(&self, v: u64, i: usize, guard: &'g Guard) -> Option<&'g Entry> {
+        let entry = self.entry(i, guard);
+        if self.latch.still(v) {
+            entry
+        } else {
+            None
+        }
     }
 
     /// The high fence, if any.

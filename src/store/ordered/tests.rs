@@ -175,6 +175,19 @@ fn concurrent_writers_and_walking_readers() {
                     assert!(seen.windows(2).all(|w| w[0] < w[1]), "walk out of order");
                     let set: std::collections::HashSet<u64> = seen.into_iter().collect();
                     assert!(stable.iter().all(|k| set.contains(k)), "a stable key was missed");
+                    // Point look-ups and positioning land on stable keys exactly.
+                    for k in stable.iter().step_by(97) {
+                        let key = k.to_be_bytes();
+                        let p = Probe::new(&key);
+                        assert!(tree.get(&p, &guard).is_some(), "get missed {k}");
+                        for c in [tree.seek_ge(&p, false, &guard), tree.seek_le(Some(&p), false, &guard)] {
+                            assert_eq!(c.get().map(|e| e.key.as_bytes()), Some(&key[..]), "seek missed {k}");
+                        }
+                        let mut c = tree.seek_ge(&p, true, &guard);
+                        if c.get().is_some() {
+                            assert_eq!(c.prev().map(|e| e.key.as_bytes()), Some(&key[..]), "prev missed {k}");
+                        }
+                    }
                     walks += 1;
                 }
             })
