@@ -26,6 +26,15 @@ impl Rng {
     }
 }
 
+/// `n`, or `small` under Miri (which runs the same code about a thousand times slower).
+fn scaled(n: u64, small: u64) -> u64 {
+    if cfg!(miri) {
+        small
+    } else {
+        n
+    }
+}
+
 fn entry(key: &[u8]) -> Owned<Entry> {
     Owned::new(Entry { key: Key::new(key), slot: Shared::new(Slot::pending()) })
 }
@@ -67,8 +76,8 @@ fn matches_a_btree_set_through_splits_and_removals() {
     let tree = Ordered::new();
     let mut model = BTreeSet::new();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for round in 0..60_000u64 {
-        let k = key_of(rng.below(12_000));
+    for round in 0..scaled(60_000, 3_000) {
+        let k = key_of(rng.below(scaled(12_000, 1_500)));
         match rng.below(10) {
             0..=5 => {
                 let guard = Guard::new();
@@ -105,23 +114,25 @@ fn matches_a_btree_set_through_splits_and_removals() {
 fn appends_fill_leaves_and_drain_from_the_left() {
     let tree = Ordered::new();
     let guard = Guard::new();
-    for n in 0..50_000u64 {
+    let (total, drained) = (scaled(50_000, 2_000), scaled(40_000, 1_600));
+    for n in 0..total {
         tree.insert(entry(&n.to_be_bytes()), &guard);
     }
-    assert_eq!(tree.len(), 50_000);
+    assert_eq!(tree.len() as u64, total);
     // A queue: remove from the left while appending on the right.
-    for n in 0..40_000u64 {
+    for n in 0..drained {
         assert!(tree.remove_if(&Probe::new(&n.to_be_bytes()), |_| true));
-        tree.insert(entry(&(50_000 + n).to_be_bytes()), &guard);
+        tree.insert(entry(&(total + n).to_be_bytes()), &guard);
     }
     let got: Vec<u64> = tree.iter(&guard).map(|e| u64::from_be_bytes(e.key.as_bytes().try_into().unwrap())).collect();
-    assert_eq!(got, (40_000..90_000).collect::<Vec<_>>());
+    assert_eq!(got, (drained..total + drained).collect::<Vec<_>>());
     // Cursors step both ways across leaves.
-    let mut c = tree.seek_ge(&Probe::new(&60_000u64.to_be_bytes()), false, &guard);
-    for n in 60_001..60_200u64 {
+    let mid = drained + (total - drained) / 2;
+    let mut c = tree.seek_ge(&Probe::new(&mid.to_be_bytes()), false, &guard);
+    for n in mid + 1..mid + 200 {
         assert_eq!(c.next().unwrap().key.as_bytes(), n.to_be_bytes());
     }
-    for n in (59_800..60_199u64).rev() {
+    for n in (mid - 200..mid + 199).rev() {
         assert_eq!(c.prev().unwrap().key.as_bytes(), n.to_be_bytes());
     }
 }
@@ -142,18 +153,18 @@ fn remove_if_asks_the_predicate() {
 #[test]
 fn concurrent_writers_and_walking_readers() {
     const WRITERS: u64 = 4;
-    const PER: u64 = 6_000;
+    let per = scaled(6_000, 300);
     let tree = Arc::new(Ordered::new());
     // Stable keys (multiples of 4 in each writer's space) go in first and never leave.
     {
         let guard = Guard::new();
         for w in 0..WRITERS {
-            for i in (0..PER).step_by(4) {
-                tree.insert(entry(&(w * PER + i).to_be_bytes()), &guard);
+            for i in (0..per).step_by(4) {
+                tree.insert(entry(&(w * per + i).to_be_bytes()), &guard);
             }
         }
     }
-    let stable: Vec<u64> = (0..WRITERS).flat_map(|w| (0..PER).step_by(4).map(move |i| w * PER + i)).collect();
+    let stable: Vec<u64> = (0..WRITERS).flat_map(|w| (0..per).step_by(4).map(move |i| w * per + i)).collect();
     let stop = Arc::new(AtomicBool::new(false));
     let readers: Vec<_> = (0..2)
         .map(|r| {
@@ -198,12 +209,12 @@ fn concurrent_writers_and_walking_readers() {
             let tree = tree.clone();
             std::thread::spawn(move || {
                 let mut rng = Rng(w + 1);
-                for _ in 0..40_000 {
-                    let i = rng.below(PER);
+                for _ in 0..scaled(40_000, 400) {
+                    let i = rng.below(per);
                     if i % 4 == 0 {
                         continue;
                     }
-                    let k = (w * PER + i).to_be_bytes();
+                    let k = (w * per + i).to_be_bytes();
                     let guard = Guard::new();
                     if rng.below(2) == 0 {
                         tree.insert(entry(&k), &guard);
@@ -213,8 +224,8 @@ fn concurrent_writers_and_walking_readers() {
                 }
                 // Leave only the keys that are 1 mod 4 of this writer.
                 let guard = Guard::new();
-                for i in 0..PER {
-                    let k = (w * PER + i).to_be_bytes();
+                for i in 0..per {
+                    let k = (w * per + i).to_be_bytes();
                     match i % 4 {
                         0 => {}
                         1 => {
@@ -237,7 +248,7 @@ fn concurrent_writers_and_walking_readers() {
     }
     let guard = Guard::new();
     let got: Vec<u64> = tree.iter(&guard).map(|e| u64::from_be_bytes(e.key.as_bytes().try_into().unwrap())).collect();
-    let want: Vec<u64> = (0..WRITERS * PER).filter(|k| (k % PER) % 4 <= 1).collect();
+    let want: Vec<u64> = (0..WRITERS * per).filter(|k| (k % per) % 4 <= 1).collect();
     assert_eq!(got, want);
 }
 
@@ -245,16 +256,16 @@ fn concurrent_writers_and_walking_readers() {
 fn appends_after_the_rightmost_leaves_emptied() {
     let tree = Ordered::new();
     let guard = Guard::new();
-    for round in 0..5u64 {
-        for n in 0..1_000u64 {
+    for round in 0..scaled(5, 2) {
+        for n in 0..scaled(1_000, 300) {
             tree.insert(entry(&(round * 10_000 + n).to_be_bytes()), &guard);
         }
         // Empty the right half: the rightmost leaves leave, and appends go on after them.
-        for n in 500..1_000u64 {
+        for n in scaled(500, 150)..scaled(1_000, 300) {
             assert!(tree.remove_if(&Probe::new(&(round * 10_000 + n).to_be_bytes()), |_| true));
         }
     }
     let got: Vec<u64> = tree.iter(&guard).map(|e| u64::from_be_bytes(e.key.as_bytes().try_into().unwrap())).collect();
-    let want: Vec<u64> = (0..5u64).flat_map(|r| (0..500).map(move |n| r * 10_000 + n)).collect();
+    let want: Vec<u64> = (0..scaled(5, 2)).flat_map(|r| (0..scaled(500, 150)).map(move |n| r * 10_000 + n)).collect();
     assert_eq!(got, want);
 }
