@@ -14,7 +14,7 @@ use loom::thread;
 use crate::conn::SessionSlots;
 use crate::durable::frame::HEADER_LEN;
 use crate::durable::slots::{Ring, SLOT_BYTES};
-use crate::schema::{Table, TableSpec};
+use crate::schema::test_table;
 use crate::stats::counters::{ConnStat, SlotStats, Summer};
 use crate::txn::clock::CommitClock;
 
@@ -98,20 +98,6 @@ fn session_slot_claims_exclude() {
     });
 }
 
-fn table() -> Table {
-    Table::new(TableSpec {
-        id: 0,
-        name: "t".into(),
-        key_format: "S".into(),
-        value_format: "S".into(),
-        columns: Vec::new(),
-        schema: String::new(),
-        app_metadata: String::new(),
-        logged: true,
-        pages: Default::default(),
-    })
-    .unwrap()
-}
 
 /// Drop against a cursor open (the cursor cache's reuse takes the same path): the SeqCst
 /// fences pair so that either the drop sees the open cursor (`EBUSY`) or the open sees the
@@ -119,7 +105,7 @@ fn table() -> Table {
 #[test]
 fn drop_fence_sees_the_open_or_the_open_sees_the_drop() {
     model(3, || {
-        let t = Arc::new(table());
+        let t = Arc::new(test_table());
         let record = t.register_use();
         let opener = {
             let t = Arc::clone(&t);

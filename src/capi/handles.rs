@@ -153,7 +153,9 @@ impl CursorHandle {
     /// The handle of a cursor with no session cursor behind it (statistics, schema and listing
     /// cursors): method table `iface`, API formats `key` and `value`; the caller sets the one
     /// state field of its kind.
-    pub fn detached(iface: WT_CURSOR, key: &[CArg], value: &[CArg], uri: CString) -> CursorHandle {
+    pub fn detached(mut iface: WT_CURSOR, key: &[CArg], value: &[CArg], uri: CString) -> CursorHandle {
+        // The string's bytes are on the heap: the pointer holds wherever the handle moves.
+        iface.uri = uri.as_ptr();
         CursorHandle {
             iface,
             key_plan: UlPlan::of(key),
@@ -172,6 +174,16 @@ impl CursorHandle {
             #[cfg(feature = "diagnostic")]
             closed: false,
         }
+    }
+
+    /// Gives a detached handle to `session`: files it in `list` (the session's handles of its
+    /// kind, freed at close) and returns the public struct, which lives until `close`.
+    pub fn file_in(mut self: Box<Self>, session: &mut SessionHandle, list: fn(&mut SessionHandle) -> &mut Vec<*mut CursorHandle>) -> *mut WT_CURSOR {
+        self.iface.session = session.as_ptr();
+        let raw = Box::into_raw(self);
+        list(session).push(raw);
+        // SAFETY: the Box's first field is the public struct; the handle lives until `close`.
+        unsafe { &mut (*raw).iface }
     }
 
     /// Fits the argument plans and integer fast paths to `cursor`'s API formats (at open, and

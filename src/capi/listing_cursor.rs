@@ -22,17 +22,12 @@ pub fn new_handle(session: &mut SessionHandle, listing: Listing, uri: CString) -
     let value = listing.api_value_format().cargs();
     let mut handle = Box::new(CursorHandle::detached(listing_vtable(), key, value, uri));
     handle.listing = Some(Box::new(listing));
-    handle.iface.uri = handle.uri.as_ptr();
     if let Some(listing) = handle.listing.as_deref() {
         let (key, value) = listing.shown_formats();
         handle.iface.key_format = key.as_ptr();
         handle.iface.value_format = value.as_ptr();
     }
-    handle.iface.session = session.as_ptr();
-    let raw = Box::into_raw(handle);
-    session.stats_cursors.push(raw);
-    // SAFETY: the Box's first field is the public struct; the handle lives until `close`.
-    unsafe { &mut (*raw).iface }
+    handle.file_in(session, |s| &mut s.stats_cursors)
 }
 
 /// Runs a listing cursor method: finds the handle's listing and session, runs `body`, reports

@@ -20,16 +20,11 @@ use super::types::{WT_CURSOR, WT_ITEM, WT_MODIFY};
 /// The handle of a newly opened schema cursor.
 pub fn new_handle(session: &mut SessionHandle, cursor: SchemaCursor, uri: CString) -> *mut WT_CURSOR {
     let mut handle = Box::new(CursorHandle::detached(schema_vtable(), cursor.api_key_format().cargs(), cursor.api_value_format().cargs(), uri));
-    handle.iface.uri = handle.uri.as_ptr();
     handle.iface.key_format = cursor.key_format_c().as_ptr();
     handle.iface.value_format = cursor.value_format_c().as_ptr();
-    handle.iface.session = session.as_ptr();
     // The formats' strings live in the cursor, which is boxed: they stay where they are.
     handle.schema = Some(Box::new(cursor));
-    let raw = Box::into_raw(handle);
-    session.schema_cursors.push(raw);
-    // SAFETY: the Box's first field is the public struct; the handle lives until `close`.
-    unsafe { &mut (*raw).iface }
+    handle.file_in(session, |s| &mut s.schema_cursors)
 }
 
 /// Frees a schema cursor handle of `session` (taken from its list by the caller), closing its

@@ -20,15 +20,10 @@ pub fn new_handle(session: &mut SessionHandle, stats: StatsCursor, uri: CString)
     let mut handle =
         Box::new(CursorHandle::detached(stats_vtable(), view.api_key_format().cargs(), view.api_value_format().cargs(), uri));
     handle.stats = Some(Box::new(stats));
-    handle.iface.uri = handle.uri.as_ptr();
     // The formats stay `i` / `SSq` for raw cursors too, as for table cursors.
     handle.iface.key_format = c"i".as_ptr();
     handle.iface.value_format = c"SSq".as_ptr();
-    handle.iface.session = session.as_ptr();
-    let raw = Box::into_raw(handle);
-    session.stats_cursors.push(raw);
-    // SAFETY: the Box's first field is the public struct; the handle lives until `close`.
-    unsafe { &mut (*raw).iface }
+    handle.file_in(session, |s| &mut s.stats_cursors)
 }
 
 /// Frees a statistics cursor handle of `session` (taken from its list by the caller).

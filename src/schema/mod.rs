@@ -5,6 +5,8 @@ pub mod columns;
 pub mod layout;
 mod registry;
 mod table;
+#[cfg(any(test, loom))]
+pub(crate) use table::test_table;
 
 pub use registry::Registry;
 pub use table::{Table, TableSpec, TableUse};

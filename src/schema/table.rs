@@ -420,28 +420,30 @@ impl Table {
     }
 }
 
+/// An in-memory table `t` of string keys and values (unit tests and loom models).
+#[cfg(any(test, loom))]
+pub(crate) fn test_table() -> Table {
+    Table::new(TableSpec {
+        id: 0,
+        name: "t".into(),
+        key_format: "S".into(),
+        value_format: "S".into(),
+        columns: Vec::new(),
+        schema: String::new(),
+        app_metadata: String::new(),
+        logged: true,
+        pages: Limits::default(),
+    })
+    .expect("a valid table")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn table() -> Table {
-        Table::new(TableSpec {
-            id: 0,
-            name: "t".into(),
-            key_format: "S".into(),
-            value_format: "S".into(),
-            columns: Vec::new(),
-            schema: String::new(),
-            app_metadata: String::new(),
-            logged: true,
-            pages: Limits::default(),
-        })
-        .unwrap()
-    }
-
     #[test]
     fn drop_is_busy_while_a_cursor_is_open_and_records_go_away() {
-        let t = table();
+        let t = test_table();
         let a = t.register_use();
         let b = t.register_use();
         t.acquire(&a).unwrap();
