@@ -75,6 +75,8 @@ pub struct SchemaCursor {
     /// Per index, its custom extractor (None for an index of columns; the error of an
     /// unregistered one, reported by the first write, as the reference does).
     extractors: Vec<Option<Result<Arc<dyn Extractor>>>>,
+    /// A primary key copied out of an index entry (kept, so a search allocates nothing).
+    pk: Vec<u8>,
 }
 
 /// The format of raw cursors' keys and values: one item.
@@ -316,6 +318,7 @@ impl Session {
             value: Held::default(),
             join: join.then(Box::default),
             extractors,
+            pk: Vec::new(),
         }))
     }
 
@@ -451,8 +454,17 @@ impl Session {
         let Target::Index(at) = sc.target else { unreachable!("index cursors only") };
         let index = &sc.layout.indices[at];
         let key = sc.key_bytes()?;
+        let item_last = index.key_format.as_str().ends_with(['u', 'U']);
+        if sc.config.raw || !item_last {
+            // The key is the stored keys' prefix as it is: the first entry at or after it.
+            match self.land_at_or_after(sc.scan, key)? {
+                Some(true) => return Ok(0),
+                Some(false) => return Ok(1),
+                None => {}
+            }
+        }
         // A raw key is taken as the stored key's prefix as it is.
-        let prefix = if !sc.config.raw && index.key_format.as_str().ends_with(['u', 'U']) {
+        let prefix = if !sc.config.raw && item_last {
             // As the leading columns of the stored key, a last item carries its length.
             let mut values = unpack_values(&index.key_format, key)?;
             values.push(Value::Bytes(Vec::new()));
@@ -515,12 +527,9 @@ impl Session {
                 let n = crate::pack::unpack(&layout.indices[at].key_format, entry, &mut Skip)?;
                 // A raw index cursor's key is the whole stored key, as the reference's.
                 sc.key.set_app(if sc.config.raw { entry } else { &entry[..n] });
-                let pk = entry[n..].to_vec();
-                let id = sc.groups[0];
-                self.set_key_with(id, raw_fill(&pk));
-                self.search(id)?;
-                sc.value.set_app(self.cursors.get(id).value_bytes()?);
-                return Ok(());
+                sc.pk.clear();
+                sc.pk.extend_from_slice(&entry[n..]);
+                return self.read_into(sc.groups[0], &sc.pk, &mut sc.value);
             }
             Target::Index(at) => {
                 let index = &layout.indices[at];

@@ -85,6 +85,11 @@ pub struct Logs {
     tables: Vec<TableLog>,
     /// Entries in every `committed` queue.
     queued: usize,
+    /// Entries committed and dropped at once ([`Entry::settled`]) since the last
+    /// [`rescanned`](Self::rescanned): they count toward the next horizon refresh as queued
+    /// ones would (else a session writing mostly new keys would seldom refresh it, and the
+    /// history its updates left would wait).
+    settled: usize,
 }
 
 impl Logs {
@@ -209,6 +214,7 @@ impl Logs {
             for mut entry in log.uncommitted.drain(..) {
                 // Dropped at once (its references let go) instead of by `reclaim`.
                 if entry.settled() {
+                    self.settled += 1;
                     continue;
                 }
                 if let EntryKey::At { at, len } = entry.key {
@@ -247,6 +253,17 @@ impl Logs {
     /// Committed entries waiting for reclamation.
     pub fn queued(&self) -> usize {
         self.queued
+    }
+
+    /// Committed entries since the last [`rescanned`](Self::rescanned): those still queued
+    /// and those dropped at commit.
+    pub fn committed_since_rescan(&self) -> usize {
+        self.queued + self.settled
+    }
+
+    /// The horizon was just refreshed.
+    pub fn rescanned(&mut self) {
+        self.settled = 0;
     }
 
     /// Reclaims what no reader at or after `horizon` can see: prunes the history of every

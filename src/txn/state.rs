@@ -952,8 +952,9 @@ impl Txn {
         if self.logs.queued() == 0 {
             return;
         }
-        if self.logs.queued() >= self.scan_at {
+        if self.logs.committed_since_rescan() >= self.scan_at {
             self.refresh_oldest();
+            self.logs.rescanned();
             let left = self.logs.reclaim(self.horizon());
             self.scan_at = left + RESCAN_EVERY;
         } else {
