@@ -51,6 +51,8 @@ pub struct TableSpec {
     pub logged: bool,
     /// Page sizes of the table's tree (`leaf_page_max`, `internal_page_max`).
     pub pages: Limits,
+    /// `block_compressor=`: the registered compressor its pages are written with ("": none).
+    pub block_compressor: String,
 }
 
 /// A table: immutable description plus its data.
@@ -433,6 +435,7 @@ pub(crate) fn test_table() -> Table {
         app_metadata: String::new(),
         logged: true,
         pages: Limits::default(),
+        block_compressor: String::new(),
     })
     .expect("a valid table")
 }

@@ -302,6 +302,11 @@ impl Session {
             self.tables.remove(name);
         }
         let table = conn.registry().get(name).ok_or(Error::quiet(crate::error::Kind::NoEntry))?;
+        if let Some(tree) = table.tree() {
+            // A table written with a compressor the application has not registered (again)
+            // since the database opened: the reference's `EINVAL` "unknown compressor".
+            tree.file().codec().resolve()?;
+        }
         let table_use = table.register_use();
         self.tables.insert(name.into(), (Arc::clone(&table), Arc::clone(&table_use)));
         Ok((table, table_use))

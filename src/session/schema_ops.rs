@@ -49,6 +49,7 @@ impl Session {
         let schema = if groups.is_empty() { String::new() } else { format!("colgroups={}", groups.join(",")) };
         conn.extensions().check_create(ExtensionKind::Collator, cfg.str("collator"))?;
         conn.extensions().check_create(ExtensionKind::Compressor, cfg.str("block_compressor"))?;
+        // In memory a compressor is accepted and never called, as the reference (no pages).
         // `extractor=` only means something on an index: a table ignores it, as the reference.
         let encryption = cfg.str("encryption.name");
         if !encryption.is_empty() && encryption != "none" {
@@ -66,6 +67,10 @@ impl Session {
             pages: Limits {
                 leaf_page_max: cfg.int("leaf_page_max") as usize,
                 internal_page_max: cfg.int("internal_page_max") as usize,
+            },
+            block_compressor: match cfg.str("block_compressor") {
+                "none" => String::new(),
+                name => name.to_string(),
             },
         };
         check_columns(&spec)?;
