@@ -49,6 +49,7 @@ const C_TESTS: &[&str] = &[
     "extension_api",
     "listing_cursors",
     "extensions",
+    "compress",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -179,6 +180,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_extension_api => "extension_api",
     asan_ubsan_c_listing_cursors => "listing_cursors",
     asan_ubsan_c_extensions => "extensions",
+    asan_ubsan_c_compress => "compress",
 }
 
 sanitized_tests! { example:
