@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use crate::config::{self, Method};
 use crate::conn::Connection;
+use crate::cursor::versions;
 use crate::cursor::listing::{log_key, log_value, Listing, Source, TableHold, LOG_KEY_FORMAT, LOG_VALUE_FORMAT};
 use crate::durable::redo::{self, Op};
 use crate::error::{Error, Kind, Result};
@@ -27,7 +28,9 @@ const LOGOP_ROW_REMOVE: u32 = 5;
 /// Whether `open_cursor(uri, config)` opens a [`Listing`] rather than a table cursor: the cheap
 /// test the open path makes before [`Session::open_listing`].
 pub fn is_listing(uri: &str, config: Option<&str>) -> bool {
-    uri.starts_with("log:") || uri.starts_with("metadata:") || config.is_some_and(|c| c.contains("checkpoint"))
+    uri.starts_with("log:")
+        || uri.starts_with("metadata:")
+        || config.is_some_and(|c| c.contains("checkpoint") || c.contains("dump_version"))
 }
 
 fn format(text: &str) -> Format {
@@ -63,6 +66,9 @@ impl Session {
             let rows = metadata_rows(conn, uri == "metadata:create");
             return Ok(Some(Listing::new(Source::Metadata, k, v, rows).showing("S", "S")));
         }
+        if cfg.bool("debug.dump_version") {
+            return self.open_versions(conn, uri).map(Some);
+        }
         let name = match cfg.str("checkpoint") {
             "" => return Ok(None),
             name => name,
@@ -83,6 +89,26 @@ impl Session {
         let hold = TableHold::new(table, record)?;
         let listing = Listing::new(Source::Checkpoint, k, v, rows).showing(key.as_str(), value.as_str());
         Ok(Some(listing.holding(hold).from_checkpoint(checkpoint)))
+    }
+}
+
+impl Session {
+    /// A version cursor (`debug=(dump_version=true)`) on `table:NAME` or its file
+    /// `file:NAME.wt` (`cursor::versions`).
+    fn open_versions(&mut self, conn: &Connection, uri: &str) -> Result<Listing> {
+        let name = match super::Uri::parse(uri)? {
+            super::Uri::Table(name) => name,
+            super::Uri::NotYet(uri) => match super::file_table(conn, uri)? {
+                Some(name) => name,
+                None => return Err(Error::unsupported(format!("version cursors on \"{uri}\" are not supported"))),
+            },
+        };
+        let (table, record) = self.table(conn, name)?;
+        let key = table.key_format().clone();
+        let value = Format::parse(&format!("{}{}", versions::METADATA_FORMAT, table.value_format().as_str()))?;
+        let hold = TableHold::new(table, record)?;
+        let shown = (key.as_str().to_string(), value.as_str().to_string());
+        Ok(Listing::new(Source::Versions, key, value, Vec::new()).showing(&shown.0, &shown.1).holding(hold))
     }
 }
 

@@ -21,6 +21,7 @@ pub use cursors::{Closed, CursorId, Entry, QuickClose, QuickOpen};
 pub use schema_cursor::SchemaCursor;
 pub use listings::is_listing;
 pub use schema_ops::Opened;
+use schema_ops::file_table;
 pub use statistics::StatsCursor;
 pub use truncate::Truncate;
 pub use uri::Uri;
