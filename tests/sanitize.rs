@@ -50,6 +50,7 @@ const C_TESTS: &[&str] = &[
     "listing_cursors",
     "extensions",
     "compress",
+    "file_cursors",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -181,6 +182,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_listing_cursors => "listing_cursors",
     asan_ubsan_c_extensions => "extensions",
     asan_ubsan_c_compress => "compress",
+    asan_ubsan_c_file_cursors => "file_cursors",
 }
 
 sanitized_tests! { example:
