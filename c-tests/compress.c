@@ -13,7 +13,7 @@
  *   panics); the next checkpoint succeeds;
  * - a decompress error is WT_ERROR naming the file and offset (the reference panics);
  * - in memory the compressor is accepted and never called, as the reference; an unregistered
- *   name is EINVAL at create.
+ *   name is EINVAL at create, and in log=(compressor=) at wiredtiger_open.
  *
  * Runs against the reference too (UL_REFERENCE=1).
  */
@@ -306,6 +306,11 @@ in_memory(void)
     OK(c->close(c));
     OK(conn->close(conn, NULL));
     CHECK(n_compress == 0 && n_decompress == 0);
+
+    /* log=(compressor=) names a compressor registered by then (extensions=), as the reference. */
+    ul_recorder_clear(&rec);
+    CHECK_OPEN_FAILS(NULL, &rec, "create,in_memory=true,log=(compressor=rle)", EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown compressor 'rle'");
 }
 
 int

@@ -122,6 +122,11 @@ loaded(const char *library)
         OK(conn->open_session(conn, NULL, NULL, &s));
         CHECK_RC(s->create(s, "table:e", "key_format=S,value_format=S,collator=ext_nocase"), ENOTSUP);
         OK(conn->close(conn, NULL));
+        /* log=(compressor=) may name what extensions= registers. */
+        snprintf(config, sizeof(config),
+          "create,in_memory=true,log=(compressor=ext_copy),extensions=[\"%s\"]", library);
+        OK(wiredtiger_open(NULL, &rec.iface, config, &conn));
+        OK(conn->close(conn, NULL));
         snprintf(config, sizeof(config), "create,in_memory=true,extensions=[\"%s\",\"/nonexistent/x.so\"]", library);
         conn = NULL;
         CHECK_RC(wiredtiger_open(NULL, &rec.iface, config, &conn), EINVAL);
@@ -132,7 +137,8 @@ loaded(const char *library)
         text[n] = '\0';
         fclose(f);
     }
-    CHECK_STR(text, "init\ncollator terminate\nlibrary terminate\ninit\ncollator terminate\nlibrary terminate\n");
+    CHECK_STR(text, "init\ncollator terminate\nlibrary terminate\ninit\ncollator terminate\nlibrary terminate\ninit\ncollator "
+                    "terminate\nlibrary terminate\n");
     remove(trace);
 }
 

@@ -273,6 +273,18 @@ pub unsafe fn load_listed(c: &ConnectionHandle, conn: *mut WT_CONNECTION, config
     Ok(())
 }
 
+/// `wiredtiger_open`'s `log=(compressor=NAME)`: as the reference, an unregistered name (after
+/// `extensions=` loaded theirs) fails the open with `EINVAL` "unknown compressor". The journal is
+/// not compressed: a registered name is accepted and not acted on.
+pub fn check_log_compressor(c: &ConnectionHandle, config: Option<&str>) -> Result<()> {
+    let Some(log) = config.and_then(|cfg| Parser::find(cfg, "log")) else { return Ok(()) };
+    let inner = log.text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(log.text);
+    match Parser::find(inner, "compressor") {
+        Some(name) => c.core.extensions().check_create(crate::conn::extensions::ExtensionKind::Compressor, name.text),
+        None => Ok(()),
+    }
+}
+
 /// Loads the library at `path_text` (see [`load_extension`]).
 ///
 /// # Safety
