@@ -191,3 +191,27 @@ fn blocks_stay_as_they_are_when_compression_does_not_pay() {
     assert_eq!(tree.file().stats().compressed_read(), 0);
     tree.verify().unwrap();
 }
+
+#[test]
+fn damaged_compressed_payloads_are_errors() {
+    let codec = Codec::with("rle", Arc::new(Rle::default()));
+    let mut out = vec![1, 2, 3];
+    let decode = |stored: &[u8], out: &mut Vec<u8>| codec.decode(stored, out, 2, 1 << 20, "f", 4096);
+    // Shorter than its header; a length below the kept bytes; a length past the limit; output
+    // that does not restore the length the header gives.
+    let mut huge = vec![0u8; 16];
+    huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let mut short_output = 100u32.to_le_bytes().to_vec();
+    short_output.extend_from_slice(&[1, 0, 0, 0, 5, 10, b'x']);
+    for stored in [&[1u8, 2][..], &[3, 0, 0, 0, 1, 2, 3, 4, 5][..], &huge[..], &short_output[..]] {
+        let e = decode(stored, &mut out).unwrap_err();
+        assert_eq!(e.kind(), Kind::Generic);
+        assert!(e.messages().next().unwrap().starts_with("f: offset 4096: "), "{e}");
+    }
+    // A good one: the kept bytes, then the restored rest, after the first `keep` bytes.
+    let mut good = 9u32.to_le_bytes().to_vec();
+    good.extend_from_slice(b"abcde");
+    good.extend_from_slice(&[4, b'z']);
+    decode(&good, &mut out).unwrap();
+    assert_eq!(out, b"\x01\x02abcdezzzz");
+}
