@@ -242,6 +242,13 @@ impl Durable {
         self.journal.is_some()
     }
 
+    /// Tests: the journal's background writes stop, as if the process died (see
+    /// [`journal::Journal::freeze`]).
+    #[cfg(test)]
+    pub fn freeze_journal(&self) {
+        self.journal.as_ref().expect("a journal").freeze();
+    }
+
     /// The journal's counters (zero without a journal).
     pub fn journal_stats(&self) -> JournalStats {
         self.journal.as_ref().map(|j| j.stats()).unwrap_or_default()
@@ -333,6 +340,12 @@ impl Durable {
             let (record, pending) = tree.checkpoint().inspect_err(|e| self.refuse_checkpoints(e))?;
             records.push((table.id(), record));
             released.push((tree, pending));
+        }
+        // The snapshot may hold commits made since the rotation, whose records are in the
+        // journal this checkpoint replays from: they reach the device before the checkpoint
+        // does (see `Journal::make_durable`).
+        if let Some(j) = &self.journal {
+            j.make_durable()?;
         }
         let no = *last + 1;
         let header = Header { no, replay_from, snapshot_ts: view.ts, journal_exists, stable_ts: stamps.stable, oldest_ts: stamps.oldest };

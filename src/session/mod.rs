@@ -123,6 +123,12 @@ impl Session {
         Ok(())
     }
 
+    /// Tests: the session's transaction state.
+    #[cfg(test)]
+    pub(crate) fn txn_mut(&mut self) -> &mut Txn {
+        &mut self.txn
+    }
+
     /// `WT_SESSION::close`, keeping the session's memory for [`reopen`](Self::reopen): closes
     /// its cursors and empties its cache, keeping a few cached cursors as spares (the freed ids
     /// wait in [`take_freed`](Self::take_freed) for the C layer), rolls back a running
