@@ -9,7 +9,7 @@
  *   before it), then WT_NOTFOUND; each version's stop transaction is the next newer one's
  *   start, the newest's WT_TXN_MAX and WT_TS_MAX; prev, search_near and writes are ENOTSUP;
  *   a missing key is WT_NOTFOUND;
- * - table:NAME opens a version cursor too.
+ * - table:NAME opens a version cursor too; in a read-committed session search is WT_ROLLBACK.
  *
  * Runs against the reference too (UL_REFERENCE=1).
  */
@@ -186,6 +186,16 @@ main(void)
     CHECK_STR(v.value, "z");
     CHECK_RC(c->next(c), WT_NOTFOUND);
     OK(c->close(c));
+    /* Snapshot isolation only. */
+    {
+        WT_SESSION *rc;
+        OK(conn->open_session(conn, NULL, "isolation=read-committed", &rc));
+        OK(rc->open_cursor(rc, "file:map.wt", NULL, "debug=(dump_version=true)", &c));
+        c->set_key(c, "zoo");
+        CHECK_RC(c->search(c), WT_ROLLBACK);
+        OK(c->close(c));
+        OK(rc->close(rc, NULL));
+    }
     OK(conn->close(conn, NULL));
     ul_rmhome(home);
     return ul_done("file_cursors");

@@ -108,7 +108,14 @@ impl Session {
         let value = Format::parse(&format!("{}{}", versions::METADATA_FORMAT, table.value_format().as_str()))?;
         let hold = TableHold::new(table, record)?;
         let shown = (key.as_str().to_string(), value.as_str().to_string());
-        Ok(Listing::new(Source::Versions, key, value, Vec::new()).showing(&shown.0, &shown.1).holding(hold))
+        let listing = if self.isolation() == crate::txn::Isolation::Snapshot {
+            Listing::new(Source::Versions, key, value, Vec::new())
+        } else {
+            // The reference's check (at each search, of the session's isolation).
+            let refused = Error::new(Kind::Rollback, "version cursor can only be called with snapshot isolation");
+            Listing::failing(Source::Versions, key, value, refused)
+        };
+        Ok(listing.showing(&shown.0, &shown.1).holding(hold))
     }
 }
 
