@@ -12,6 +12,7 @@ mod edits;
 mod fixed;
 pub mod listing;
 mod state;
+pub mod versions;
 
 pub use bounds::{Bound, BoundAction, Bounds};
 pub use config::CursorConfig;
