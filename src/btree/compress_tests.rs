@@ -136,15 +136,17 @@ fn compressed_trees_read_back_verify_and_reopen() {
     check(&tree, &model);
 }
 
+/// A new tree in `disk` whose blocks go through an `Rle` compressor, and that compressor.
+fn rle_tree(disk: &Arc<crate::durable::disk::Disk>) -> (Tree, Arc<Rle>) {
+    let rle = Arc::new(Rle::default());
+    let file = BlockFile::create(disk, "c").unwrap().with_codec(Codec::with("rle", rle.clone()));
+    (Tree::create(file, PAGES, Arc::new(Cache::default())), rle)
+}
+
 #[test]
 fn a_compressor_error_fails_the_write_and_leaves_the_tree() {
     let (_d, disk) = dir();
-    let rle = Arc::new(Rle::default());
-    let tree = Tree::create(
-        BlockFile::create(&disk, "c").unwrap().with_codec(Codec::with("rle", rle.clone())),
-        PAGES,
-        Arc::new(Cache::default()),
-    );
+    let (tree, rle) = rle_tree(&disk);
     let model = load(&tree, 2_000);
     rle.fail_compress.store(true, Relaxed);
     let changes: Vec<Change> = (0..2_000).step_by(3).map(|i| (key(i), Some(vec![b'z'; 300]))).collect();
@@ -160,12 +162,7 @@ fn a_compressor_error_fails_the_write_and_leaves_the_tree() {
 #[test]
 fn blocks_stay_as_they_are_when_compression_does_not_pay() {
     let (_d, disk) = dir();
-    let rle = Arc::new(Rle::default());
-    let tree = Tree::create(
-        BlockFile::create(&disk, "c").unwrap().with_codec(Codec::with("rle", rle.clone())),
-        PAGES,
-        Arc::new(Cache::default()),
-    );
+    let (tree, _) = rle_tree(&disk);
     // Values without runs: RLE doubles them, and small pages are not even tried.
     let mut x = 1u64;
     let changes: Vec<Change> = (0..3_000)
