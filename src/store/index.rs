@@ -187,7 +187,7 @@ impl Index {
     }
 
     /// An empty index layered over a tree: keys it does not hold are looked up there, and
-    /// removed keys keep their tombstones until a merge ([`Index::retire_merged`]).
+    /// removed keys keep their tombstones until a merge ([`Index::retire_range`]).
     pub fn layered() -> Self {
         Index { layered: true, ..Index::new() }
     }
@@ -419,8 +419,9 @@ impl Index {
         let mut doomed: Vec<&Entry> = Vec::with_capacity(BATCH);
         let mut kept = 0;
         let start = from.map(Probe::new);
+        let end = to.map(Probe::new);
         for entry in self.steps(start.as_ref(), Seek::Ge, &guard) {
-            if to.is_some_and(|to| entry.key.as_bytes() >= to) {
+            if end.as_ref().is_some_and(|end| end.cmp_prefixed(entry.key.prefix(), &entry.key).is_le()) {
                 break;
             }
             if self.retire_merged(entry, upto, pinned, &guard) {
