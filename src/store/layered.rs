@@ -231,8 +231,20 @@ impl<'t> Layers<'t> {
     /// ([`Index::footprint`], summed by the merge's own walk); without a tree, `None` (nothing
     /// to do).
     pub fn merge(&self, at: u64, bound: u64, horizon: impl Fn() -> Horizon) -> Result<Option<usize>> {
+        self.merge_chunked(at, bound, horizon, (MERGE_CHUNK, MERGE_CHUNK_BYTES))
+    }
+
+    /// [`merge`](Self::merge) in chunks of at most `limits` (rows, bytes): tests use small
+    /// ones, so that their merges cross chunk boundaries.
+    pub(crate) fn merge_chunked(
+        &self,
+        at: u64,
+        bound: u64,
+        horizon: impl Fn() -> Horizon,
+        limits: (usize, usize),
+    ) -> Result<Option<usize>> {
         let Some(tree) = self.tree else { return Ok(None) };
-        self.merge_locked(tree, tree.merge_lock(), at, bound, horizon).map(Some)
+        self.merge_locked(tree, tree.merge_lock(), at, bound, horizon, limits).map(Some)
     }
 
     /// [`merge`](Self::merge) unless another merge is running (which carries most of what
@@ -240,7 +252,7 @@ impl<'t> Layers<'t> {
     pub fn try_merge(&self, at: u64, bound: u64, horizon: impl Fn() -> Horizon) -> Result<Option<usize>> {
         let Some(tree) = self.tree else { return Ok(None) };
         match tree.try_merge_lock() {
-            Some(lock) => self.merge_locked(tree, lock, at, bound, horizon).map(Some),
+            Some(lock) => self.merge_locked(tree, lock, at, bound, horizon, (MERGE_CHUNK, MERGE_CHUNK_BYTES)).map(Some),
             None => Ok(None),
         }
     }
@@ -252,6 +264,7 @@ impl<'t> Layers<'t> {
         at: u64,
         bound: u64,
         horizon: impl Fn() -> Horizon,
+        limits: (usize, usize),
     ) -> Result<usize> {
         // A merge that started later may have finished first: the tree never goes back, and
         // the history at its newer timestamp is still there (newer than `at`).
@@ -274,7 +287,6 @@ impl<'t> Layers<'t> {
             staged.clear();
             unpinned.clear();
             let counted = (!retire).then_some(&mut footprint);
-            let limits = (MERGE_CHUNK, MERGE_CHUNK_BYTES);
             let next = self.index.committed_from(from.as_deref(), view, start.ts, limits, &mut staged, &mut unpinned, counted);
             // States some application read timestamps may not see: before the tree holds them,
             // their chains keep what the tree held (readers that see none of the chain's
