@@ -46,7 +46,7 @@ type Decided<'g> = (Cow<'g, [u8]>, Option<&'g [u8]>);
 const MERGE_CHUNK: usize = 16 * 1024;
 /// Bytes of keys and values a merge copies per chunk, at most (about: the row that passes it
 /// stays): large values make fewer rows per chunk.
-const MERGE_CHUNK_BYTES: usize = 4 << 20;
+const MERGE_CHUNK_BYTES: usize = 256 << 10;
 
 /// The layers of one table.
 #[derive(Clone, Copy)]
