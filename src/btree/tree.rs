@@ -276,6 +276,39 @@ pub struct Tree {
 /// A change to one key: its new value, or `None` to remove it.
 pub type Change = (Vec<u8>, Option<Vec<u8>>);
 
+/// A change as [`Tree::apply`] reads it: owned ([`Change`]) or borrowed (a merge's rows,
+/// staged in one arena).
+pub trait KeyChange {
+    /// The key.
+    fn key(&self) -> &[u8];
+    /// The new value (`None`: remove the key).
+    fn value(&self) -> Option<&[u8]>;
+}
+
+impl KeyChange for Change {
+    #[inline]
+    fn key(&self) -> &[u8] {
+        &self.0
+    }
+
+    #[inline]
+    fn value(&self) -> Option<&[u8]> {
+        self.1.as_deref()
+    }
+}
+
+impl KeyChange for (&[u8], Option<&[u8]>) {
+    #[inline]
+    fn key(&self) -> &[u8] {
+        self.0
+    }
+
+    #[inline]
+    fn value(&self) -> Option<&[u8]> {
+        self.1
+    }
+}
+
 /// A child entry of an internal page being built: the lowest key its subtree may hold (empty:
 /// the parent's lower bound) and its address.
 type Entry = (Vec<u8>, Addr);
@@ -625,8 +658,8 @@ impl Tree {
     /// Applies `changes` (sorted by key, each key once) to the newest version as a new version
     /// at timestamp `ts` (not older than the newest). On an error the tree is unchanged and the
     /// blocks written for it are free again.
-    pub fn apply(&self, changes: &[Change], ts: u64) -> Result<()> {
-        debug_assert!(changes.windows(2).all(|w| w[0].0 < w[1].0), "changes must be sorted and unique");
+    pub fn apply<C: KeyChange>(&self, changes: &[C], ts: u64) -> Result<()> {
+        debug_assert!(changes.windows(2).all(|w| w[0].key() < w[1].key()), "changes must be sorted and unique");
         let _writer = self.writer.lock();
         let mut batch = Batch { tree: self, written: Vec::new(), freed: Vec::new() };
         match batch.new_root(changes) {
@@ -795,15 +828,15 @@ impl Batch<'_> {
     }
 
     /// The root after the changes.
-    fn new_root(&mut self, changes: &[Change]) -> Result<Option<Addr>> {
+    fn new_root<C: KeyChange>(&mut self, changes: &[C]) -> Result<Option<Addr>> {
         let newest = self.tree.root_addr(TS_NEWEST, &Guard::new());
         let mut entries = match newest {
             Some(root) => self.apply_node(root, changes)?,
             None => {
                 let mut out = LeafWriter::new();
-                for (k, v) in changes {
-                    if let Some(v) = v {
-                        out.push(self, k, v)?;
+                for change in changes {
+                    if let Some(v) = change.value() {
+                        out.push(self, change.key(), v)?;
                     }
                 }
                 out.finish(self)?
@@ -829,7 +862,7 @@ impl Batch<'_> {
 
     /// Rewrites the subtree at `addr` with the changes that fall in it; returns the entries
     /// replacing it in its parent (none if it became empty, several if it split).
-    fn apply_node(&mut self, addr: Addr, changes: &[Change]) -> Result<Vec<Entry>> {
+    fn apply_node<C: KeyChange>(&mut self, addr: Addr, changes: &[C]) -> Result<Vec<Entry>> {
         let page = self.tree.pin(addr)?;
         if page.is_leaf() {
             let mut out = LeafWriter::new();
@@ -845,7 +878,7 @@ impl Batch<'_> {
             // Child i holds keys below key(i + 1).
             let take = if i + 1 < page.len() {
                 let upper = page.key(i + 1);
-                rest.partition_point(|(k, _)| k.as_slice() < upper)
+                rest.partition_point(|c| c.key() < upper)
             } else {
                 rest.len()
             };
@@ -898,12 +931,12 @@ impl Batch<'_> {
 
     /// Merges `changes` into the entries of the leaf `page` (at `addr`, which is freed), in
     /// key order, into `out`.
-    fn merge_leaf(&mut self, out: &mut LeafWriter, addr: Addr, page: &Page, changes: &[Change]) -> Result<()> {
+    fn merge_leaf<C: KeyChange>(&mut self, out: &mut LeafWriter, addr: Addr, page: &Page, changes: &[C]) -> Result<()> {
         self.freed.push(addr);
         let (mut i, mut c) = (0, 0);
         while i < page.len() || c < changes.len() {
             let order = match (i < page.len(), c < changes.len()) {
-                (true, true) => page.key(i).cmp(&changes[c].0),
+                (true, true) => page.key(i).cmp(changes[c].key()),
                 (true, false) => Cmp::Less,
                 _ => Cmp::Greater,
             };
@@ -921,8 +954,8 @@ impl Batch<'_> {
                 }
                 i += 1;
             }
-            if let (k, Some(v)) = &changes[c] {
-                out.push(self, k, v)?;
+            if let Some(v) = changes[c].value() {
+                out.push(self, changes[c].key(), v)?;
             }
             c += 1;
         }

@@ -237,11 +237,11 @@ impl Table {
     }
 
     /// Merges the index into the tree at `at`, as of application timestamp `bound` (see
-    /// [`Layers::merge`]), then measures what the index still holds and corrects the cache's
-    /// estimate by it (in memory: only that).
+    /// [`Layers::merge`]), then corrects the cache's estimate by what the index still holds:
+    /// the merge's own count (in memory: a measure, the only thing done).
     pub fn merge(&self, at: u64, bound: u64, horizon: &dyn Fn() -> Horizon, cache: &Cache) -> Result<()> {
-        self.layers().merge(at, bound, horizon)?;
-        self.remeasure(&self.measuring.lock(), cache);
+        let counted = self.layers().merge(at, bound, horizon)?;
+        self.settle(counted, cache);
         Ok(())
     }
 
@@ -254,10 +254,20 @@ impl Table {
         if grown > cache.thresholds().dirty_trigger as i64 {
             return self.merge(at, bound, horizon, cache);
         }
-        if self.layers().try_merge(at, bound, horizon)? {
-            self.remeasure(&self.measuring.lock(), cache);
+        if let Some(counted) = self.layers().try_merge(at, bound, horizon)? {
+            self.settle(Some(counted), cache);
         }
         Ok(())
+    }
+
+    /// After a merge: sets this table's estimate to `counted` (what the merge's walk found the
+    /// index holding), or to a measure when there is none.
+    fn settle(&self, counted: Option<usize>, cache: &Cache) {
+        let measuring = self.measuring.lock();
+        match counted {
+            Some(now) => self.correct(&measuring, now as i64, cache),
+            None => self.remeasure(&measuring, cache),
+        }
     }
 
     /// The cache looks full: corrects this table's estimate by measuring its index (the
@@ -276,8 +286,13 @@ impl Table {
 
     /// Sets this table's estimate to what its index holds now, correcting the cache's (under
     /// the measuring lock).
-    fn remeasure(&self, _measuring: &parking_lot::MutexGuard<'_, ()>, cache: &Cache) {
-        let now = self.index.footprint() as i64;
+    fn remeasure(&self, measuring: &parking_lot::MutexGuard<'_, ()>, cache: &Cache) {
+        self.correct(measuring, self.index.footprint() as i64, cache);
+    }
+
+    /// Sets this table's estimate to `now` bytes, correcting the cache's (under the measuring
+    /// lock).
+    fn correct(&self, _measuring: &parking_lot::MutexGuard<'_, ()>, now: i64, cache: &Cache) {
         let before = self.dirty.swap(now, Ordering::Relaxed);
         self.merged_at.store(now, Ordering::Relaxed);
         cache.merged(before - now);

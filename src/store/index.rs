@@ -187,7 +187,7 @@ impl Index {
     }
 
     /// An empty index layered over a tree: keys it does not hold are looked up there, and
-    /// removed keys keep their tombstones until a merge ([`Index::retire_merged`]).
+    /// removed keys keep their tombstones until a merge ([`Index::retire_range`]).
     pub fn layered() -> Self {
         Index { layered: true, ..Index::new() }
     }
@@ -365,52 +365,84 @@ impl Index {
         self.steps(probe.as_ref(), dir, guard).find_map(decided)
     }
 
-    /// The committed state `view` sees of up to `limit` entries from `from` (inclusive; `None`
-    /// from the first), in key order: what a merge carries into the tree (`None` values are
-    /// removals). Entries `view` sees nothing of are left out. Every entry read, empty slots
-    /// (a refused or rolled-back insert) included, goes to `seen` (for
-    /// [`Index::retire_merged`]); entries whose state has an application timestamp after
-    /// `pinned` also go to `unpinned` (they need a base, [`Slot::add_base`]). Returns the key to
-    /// go on from, if any is left.
+    /// The committed state `view` sees of the entries from `from` (inclusive; `None` from the
+    /// first), in key order, into `out`: what a merge carries into the tree (`None` values are
+    /// removals). Stops before the entry after `limit` entries, or once `out` holds
+    /// `byte_limit` bytes. Entries `view` sees nothing of are left out; entries whose state has
+    /// an application timestamp after `pinned` also go to `unpinned` (they need a base,
+    /// [`Slot::add_base`]). With `footprint`, adds what each entry read counts in the cache's
+    /// estimate ([`Index::footprint`]). Returns the key to go on from, if any is left.
     #[allow(clippy::too_many_arguments)]
     pub fn committed_from(
         &self,
         from: Option<&[u8]>,
         view: ReadView,
         pinned: u64,
-        limit: usize,
-        out: &mut Vec<(Vec<u8>, Option<Vec<u8>>)>,
-        seen: &mut Vec<(Key, Shared<Slot>)>,
+        (limit, byte_limit): (usize, usize),
+        out: &mut Staged,
         unpinned: &mut Vec<(Key, Shared<Slot>)>,
+        mut footprint: Option<&mut usize>,
     ) -> Option<Vec<u8>> {
         let guard = Guard::new();
         let view = ReadView { ignore_prepare: true, ..view };
         let start = from.map(Probe::new);
         for (n, Entry { key: k, slot }) in self.steps(start.as_ref(), Seek::Ge, &guard).enumerate() {
-            if n == limit {
+            if n == limit || out.bytes.len() >= byte_limit {
                 return Some(k.as_bytes().to_vec());
             }
-            let head = slot.head.load(Acquire, &guard);
-            if head.tag() != RETIRED {
-                seen.push((k.clone(), slot.clone()));
+            if let Some(total) = footprint.as_deref_mut() {
+                *total += entry_footprint(k, slot, &guard);
             }
             if let Some(version) = slot.version_in(view, &guard) {
                 if version.start_ts.load(Relaxed) > pinned {
                     unpinned.push((k.clone(), slot.clone()));
                 }
-                out.push((k.as_bytes().to_vec(), version.data.bytes().map(<[u8]>::to_vec)));
+                out.push(k.as_bytes(), version.data.bytes());
             }
         }
         None
     }
 
-    /// After a merge carried the state at `upto` into the tree: retires the slot of `key` if
-    /// its newest version is committed at or before `upto` with an application timestamp at or
-    /// before `pinned` (the tree now holds it, and every reader sees it), and no reader needs
-    /// its history (`upto` is at or before the oldest snapshot), or if it is empty (a refused
-    /// or rolled-back insert). Returns whether it did.
-    pub fn retire_merged(&self, key: &Key, slot: &Shared<Slot>, upto: u64, pinned: u64, guard: &Guard) -> bool {
-        let probe = Probe::new(key.as_bytes());
+    /// After a merge carried the state at `upto` of the keys from `from` (inclusive; `None`:
+    /// the first) to `to` (exclusive; `None`: the last) into the tree: retires every slot there
+    /// whose newest version is committed at or before `upto` with an application timestamp at
+    /// or before `pinned` (the tree now holds it, and every reader sees it), or that is empty
+    /// (a refused or rolled-back insert). The caller knows that no reader needs their history
+    /// (`upto` is at or before the oldest snapshot). Retired slots leave the hash index one by
+    /// one, then the ordered index a leaf at a time ([`Ordered::remove_entries`]). Returns what
+    /// the entries kept count in the cache's estimate ([`Index::footprint`]).
+    pub fn retire_range(&self, from: Option<&[u8]>, to: Option<&[u8]>, upto: u64, pinned: u64) -> usize {
+        // Entries removed from the ordered index per call: a few leaves' worth (the walk
+        // searches again from its place once it finds its leaf changed).
+        const BATCH: usize = 256;
+        let guard = Guard::new();
+        let mut doomed: Vec<&Entry> = Vec::with_capacity(BATCH);
+        let mut kept = 0;
+        let start = from.map(Probe::new);
+        let end = to.map(Probe::new);
+        for entry in self.steps(start.as_ref(), Seek::Ge, &guard) {
+            if end.as_ref().is_some_and(|end| end.cmp_prefixed(entry.key.prefix(), &entry.key).is_le()) {
+                break;
+            }
+            if self.retire_merged(entry, upto, pinned, &guard) {
+                doomed.push(entry);
+                if doomed.len() == BATCH {
+                    self.tree.remove_entries(&doomed, &guard);
+                    doomed.clear();
+                }
+            } else {
+                kept += entry_footprint(&entry.key, &entry.slot, &guard);
+            }
+        }
+        self.tree.remove_entries(&doomed, &guard);
+        kept
+    }
+
+    /// [`Index::retire_range`]'s rule for one entry: retires its slot (CAS to [`RETIRED`]) and
+    /// takes it out of the hash index; the caller takes it out of the ordered index. Returns
+    /// whether it did.
+    fn retire_merged(&self, entry: &Entry, upto: u64, pinned: u64, guard: &Guard) -> bool {
+        let slot = &entry.slot;
         let head = slot.head.load(Acquire, guard);
         let merged = match head.as_ref() {
             Some(v) => {
@@ -422,7 +454,13 @@ impl Index {
         if !merged || slot.head.compare_exchange(head, (None, RETIRED), AcqRel, Acquire, guard).is_err() {
             return false;
         }
-        self.unlink(&probe, slot);
+        let target = slot.as_ptr();
+        let is_target = |v: &Shared<Slot>| std::ptr::eq(v.as_ptr(), target);
+        let probe = Probe::new(entry.key.as_bytes());
+        match probe.short() {
+            Some(short) => self.short.remove_if_sync(&short, is_target),
+            None => self.long.remove_if_sync(&probe, is_target),
+        };
         true
     }
 
@@ -454,17 +492,8 @@ impl Index {
     /// ([`crate::btree::cache::entry_bytes`]: keys and values, and fixed costs per entry and
     /// per version).
     pub fn footprint(&self) -> usize {
-        use crate::btree::cache::{ENTRY_OVERHEAD, VERSION_OVERHEAD};
         let guard = Guard::new();
-        self.tree
-            .iter(&guard)
-            .map(|Entry { key, slot }| {
-                let (versions, bytes) = slot.chain_stats(&guard);
-                // Values beyond the version structs themselves.
-                let values = bytes.saturating_sub(versions * std::mem::size_of::<Version>());
-                key.as_bytes().len() + ENTRY_OVERHEAD + versions * VERSION_OVERHEAD + values
-            })
-            .sum()
+        self.tree.iter(&guard).map(|Entry { key, slot }| entry_footprint(key, slot, &guard)).sum()
     }
 
     /// Prunes every chain of the index to what a reader at `oldest` can still need (and retires
@@ -793,6 +822,67 @@ fn first_live<'g>(
     guard: &'g Guard,
 ) -> Option<(&'g [u8], &'g [u8])> {
     iter.find_map(|e| live_entry(e, view, guard))
+}
+
+/// What the entry of `key` and `slot` counts in the cache's estimate
+/// ([`crate::btree::cache::entry_bytes`]: the key, the values, and fixed costs per entry and per
+/// version).
+#[inline]
+fn entry_footprint(key: &Key, slot: &Slot, guard: &Guard) -> usize {
+    use crate::btree::cache::{ENTRY_OVERHEAD, VERSION_OVERHEAD};
+    let (versions, bytes) = slot.chain_stats(guard);
+    // Values beyond the version structs themselves.
+    let values = bytes.saturating_sub(versions * std::mem::size_of::<Version>());
+    key.len() + ENTRY_OVERHEAD + versions * VERSION_OVERHEAD + values
+}
+
+/// The rows of a merge's chunk ([`Index::committed_from`]): keys and values copied into one
+/// byte arena, reused from chunk to chunk, so that staging a row allocates nothing (the rows
+/// are copied because no epoch guard may be held across the tree's writes).
+#[derive(Default)]
+pub struct Staged {
+    bytes: Vec<u8>,
+    /// Per row: where its key ends in `bytes` (it starts where the previous row ends), and
+    /// where its value ends (`None`: a removal; the row ends with its key).
+    rows: Vec<(usize, Option<usize>)>,
+}
+
+impl Staged {
+    /// Adds a row.
+    fn push(&mut self, key: &[u8], value: Option<&[u8]>) {
+        self.bytes.extend_from_slice(key);
+        let key_end = self.bytes.len();
+        let value_end = value.map(|v| {
+            self.bytes.extend_from_slice(v);
+            self.bytes.len()
+        });
+        self.rows.push((key_end, value_end));
+    }
+
+    /// Forgets the rows, keeping the memory.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.rows.clear();
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rows as (key, value) pairs, in the order they were added.
+    pub fn rows(&self) -> Vec<(&[u8], Option<&[u8]>)> {
+        let mut at = 0;
+        self.rows
+            .iter()
+            .map(|&(key_end, value_end)| {
+                let key = &self.bytes[at..key_end];
+                let value = value_end.map(|end| &self.bytes[key_end..end]);
+                at = value_end.unwrap_or(key_end);
+                (key, value)
+            })
+            .collect()
+    }
 }
 
 /// What [`Index::version_stats`] counts.

@@ -8,7 +8,7 @@
 //! merged at or before `S`). This holds because a merge at `M` carries into the tree the state
 //! every key had at `M`, and the index keeps every version newer than the oldest tree version a
 //! reader may use: a slot leaves the index only once its newest version is at or before both
-//! the merge and every running snapshot ([`Index::retire_merged`]).
+//! the merge and every running snapshot ([`Index::retire_range`]).
 //!
 //! Positioning merges the two orders: the nearest entry the index decides against the nearest
 //! key of the tree; the index wins a tie, and a removal it decides is stepped over.
@@ -24,7 +24,7 @@ use std::borrow::Cow;
 
 use scc::Guard;
 
-use super::index::{Index, Seek};
+use super::index::{Index, Seek, Staged};
 use super::version::{is_prepared, PREPARED_VALUE};
 use super::version::{Data, Horizon, ReadView, Version, TS_LATEST, TXN_COMMITTED};
 use crate::btree::tree::{Hint, Tree};
@@ -44,6 +44,9 @@ type Decided<'g> = (Cow<'g, [u8]>, Option<&'g [u8]>);
 
 /// Index entries a merge reads per chunk (each chunk is one tree batch).
 const MERGE_CHUNK: usize = 16 * 1024;
+/// Bytes of keys and values a merge copies per chunk, at most (about: the row that passes it
+/// stays): large values make fewer rows per chunk.
+const MERGE_CHUNK_BYTES: usize = 256 << 10;
 
 /// The layers of one table.
 #[derive(Clone, Copy)]
@@ -224,19 +227,33 @@ impl<'t> Layers<'t> {
     /// Carries the committed state at `at` (a snapshot the caller holds, so the history it
     /// needs stays), as of application timestamp `bound` (`crate::store::NO_READ_TS`: every committed
     /// version), into the tree, then lets go of what no reader at or after `horizon` needs.
-    /// Without a tree, nothing to do.
-    pub fn merge(&self, at: u64, bound: u64, horizon: impl Fn() -> Horizon) -> Result<()> {
-        let Some(tree) = self.tree else { return Ok(()) };
-        self.merge_locked(tree, tree.merge_lock(), at, bound, horizon)
+    /// Returns what the index holds afterwards as the cache's estimate counts it
+    /// ([`Index::footprint`], summed by the merge's own walk); without a tree, `None` (nothing
+    /// to do).
+    pub fn merge(&self, at: u64, bound: u64, horizon: impl Fn() -> Horizon) -> Result<Option<usize>> {
+        self.merge_chunked(at, bound, horizon, (MERGE_CHUNK, MERGE_CHUNK_BYTES))
+    }
+
+    /// [`merge`](Self::merge) in chunks of at most `limits` (rows, bytes): tests use small
+    /// ones, so that their merges cross chunk boundaries.
+    pub(crate) fn merge_chunked(
+        &self,
+        at: u64,
+        bound: u64,
+        horizon: impl Fn() -> Horizon,
+        limits: (usize, usize),
+    ) -> Result<Option<usize>> {
+        let Some(tree) = self.tree else { return Ok(None) };
+        self.merge_locked(tree, tree.merge_lock(), at, bound, horizon, limits).map(Some)
     }
 
     /// [`merge`](Self::merge) unless another merge is running (which carries most of what
-    /// this one would): whether it merged.
-    pub fn try_merge(&self, at: u64, bound: u64, horizon: impl Fn() -> Horizon) -> Result<bool> {
-        let Some(tree) = self.tree else { return Ok(false) };
+    /// this one would): `None` if it did not merge.
+    pub fn try_merge(&self, at: u64, bound: u64, horizon: impl Fn() -> Horizon) -> Result<Option<usize>> {
+        let Some(tree) = self.tree else { return Ok(None) };
         match tree.try_merge_lock() {
-            Some(lock) => self.merge_locked(tree, lock, at, bound, horizon).map(|()| true),
-            None => Ok(false),
+            Some(lock) => self.merge_locked(tree, lock, at, bound, horizon, (MERGE_CHUNK, MERGE_CHUNK_BYTES)).map(Some),
+            None => Ok(None),
         }
     }
 
@@ -247,7 +264,8 @@ impl<'t> Layers<'t> {
         at: u64,
         bound: u64,
         horizon: impl Fn() -> Horizon,
-    ) -> Result<()> {
+        limits: (usize, usize),
+    ) -> Result<usize> {
         // A merge that started later may have finished first: the tree never goes back, and
         // the history at its newer timestamp is still there (newer than `at`).
         let previous = *last;
@@ -255,19 +273,21 @@ impl<'t> Layers<'t> {
         *last = at;
         let view = ReadView::at(at, TXN_COMMITTED).reading_at(bound);
         let mut from: Option<Vec<u8>> = None;
-        let mut chunk = Vec::new();
-        let mut seen = Vec::new();
+        let mut staged = Staged::default();
         let mut unpinned = Vec::new();
+        // The index's estimate after the merge: the entries each chunk keeps (every entry
+        // read, when nothing is retired).
+        let mut footprint = 0;
         // The tree holds the state at `at` for each chunk once applied: its slots can go if no
         // snapshot before `at` runs (usually so: the merge's own snapshot is the oldest), and
         // every application read timestamp sees them. Else they stay until a later merge.
         let start = horizon();
         let retire = start.seq >= at;
         loop {
-            chunk.clear();
-            seen.clear();
+            staged.clear();
             unpinned.clear();
-            let next = self.index.committed_from(from.as_deref(), view, start.ts, MERGE_CHUNK, &mut chunk, &mut seen, &mut unpinned);
+            let counted = (!retire).then_some(&mut footprint);
+            let next = self.index.committed_from(from.as_deref(), view, start.ts, limits, &mut staged, &mut unpinned, counted);
             // States some application read timestamps may not see: before the tree holds them,
             // their chains keep what the tree held (readers that see none of the chain's
             // versions would otherwise fall through to the new tree version).
@@ -277,14 +297,11 @@ impl<'t> Layers<'t> {
                 let guard = Guard::new();
                 slot.add_base(scc::Shared::new(Version::base(data, previous)), start.ts, &guard);
             }
-            if !chunk.is_empty() {
-                tree.apply(&chunk, at)?;
+            if !staged.is_empty() {
+                tree.apply(&staged.rows(), at)?;
             }
             if retire {
-                let guard = Guard::new();
-                for (key, slot) in &seen {
-                    self.index.retire_merged(key, slot, at, start.ts, &guard);
-                }
+                footprint += self.index.retire_range(from.as_deref(), next.as_deref(), at, start.ts);
             }
             match next {
                 Some(k) => from = Some(k),
@@ -292,6 +309,6 @@ impl<'t> Layers<'t> {
             }
         }
         tree.release_before(horizon().seq.min(at));
-        Ok(())
+        Ok(footprint)
     }
 }

@@ -214,6 +214,65 @@ impl Ordered {
         true
     }
 
+    /// Removes those of `doomed` (entries found in this tree under `guard`, in key order, each
+    /// once) that are still in it, taking each leaf's latch once for all of its doomed entries
+    /// instead of one descent and one latch per key; returns how many it removed. Entries that
+    /// left meanwhile (another remover took them, or a key went and came back as a new entry)
+    /// are passed over.
+    pub fn remove_entries(&self, doomed: &[&Entry], guard: &Guard) -> usize {
+        let mut removed = 0;
+        let mut rest = doomed;
+        let mut gone = [RawPtr::null(); LEAF_CAP];
+        while let Some(first) = rest.first() {
+            let (leaf, locked) = self.lock_leaf(&Probe::new(first.key.as_bytes()), guard);
+            // This leaf's share: the doomed keys below its high fence (the first one is).
+            let here = match leaf.high(guard) {
+                Some(high) => rest.partition_point(|e| e.key < *high),
+                None => rest.len(),
+            };
+            let (mine, later) = rest.split_at(here);
+            rest = later;
+            // Compacts the leaf in one pass: `w` entries kept so far, `d` the next doomed one.
+            let n = leaf.len();
+            let (mut w, mut d, mut g) = (0, 0, 0);
+            for r in 0..n {
+                let raw = leaf.entries[r].load(Relaxed, guard);
+                let entry = deref(raw).expect("a locked leaf is complete");
+                // Doomed entries ordered before this one are no longer here.
+                while d < mine.len() && !std::ptr::eq(mine[d], entry) && mine[d].key < entry.key {
+                    d += 1;
+                }
+                if d < mine.len() && std::ptr::eq(mine[d], entry) {
+                    gone[g] = raw;
+                    g += 1;
+                    d += 1;
+                    continue;
+                }
+                if w != r {
+                    leaf.heads[w].store(leaf.heads[r].load(Relaxed), Relaxed);
+                    leaf.entries[w].store(raw, Release);
+                }
+                w += 1;
+            }
+            for cell in &leaf.entries[w..n] {
+                cell.store(RawPtr::null(), Relaxed);
+            }
+            leaf.count.store(w, Relaxed);
+            drop(locked);
+            for &raw in &gone[..g] {
+                // SAFETY: each entry came from `insert`'s `into_raw` and was just taken out of
+                // its only cell under the leaf's latch (once: the doomed list names each entry
+                // once); readers that loaded it hold guards the collector waits for.
+                unsafe { node::release(raw) };
+            }
+            removed += g;
+            if g > 0 && w == 0 {
+                self.remove_leaf(leaf, guard);
+            }
+        }
+        removed
+    }
+
     /// A cursor on the first entry `>= probe` (`> probe` with `strict`).
     pub fn seek_ge<'g>(&'g self, probe: &Probe<'_>, strict: bool, guard: &'g Guard) -> Cursor<'g> {
         Cursor::seek_ge(self, probe, strict, guard)

@@ -272,3 +272,176 @@ fn appends_after_the_rightmost_leaves_emptied() {
     let want: Vec<u64> = (0..scaled(5, 2)).flat_map(|r| (0..scaled(500, 150)).map(move |n| r * 10_000 + n)).collect();
     assert_eq!(got, want);
 }
+
+/// The entries of `tree` whose keys `pick` selects, in key order.
+fn entries_where<'g>(tree: &'g Ordered, guard: &'g Guard, pick: impl Fn(&[u8]) -> bool) -> Vec<&'g Entry> {
+    tree.iter(guard).filter(|e| pick(e.key.as_bytes())).collect()
+}
+
+#[test]
+fn remove_entries_matches_a_btree_set() {
+    let tree = Ordered::new();
+    let mut model = BTreeSet::new();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for round in 0..scaled(300, 30) {
+        // Grow: random keys, and a run of appends.
+        {
+            let guard = Guard::new();
+            for _ in 0..200 {
+                let k = key_of(rng.below(scaled(20_000, 2_000)));
+                if tree.insert(entry(&k), &guard).1.is_none() {
+                    model.insert(k);
+                }
+            }
+            for n in 0..100 {
+                let k = format!("zz{round:06}{n:04}").into_bytes();
+                tree.insert(entry(&k), &guard);
+                model.insert(k);
+            }
+        }
+        let guard = Guard::new();
+        // Doom a random share of the entries (every one in some rounds: whole leaves empty).
+        let share = match round % 4 {
+            0 => 10,
+            1 => 2,
+            2 => 7,
+            _ => 1,
+        };
+        let doomed: Vec<&Entry> = {
+            let all: Vec<&Entry> = tree.iter(&guard).collect();
+            all.into_iter().filter(|_| rng.below(share) == 0).collect()
+        };
+        // Some of them leave first (another remover), some of those come back as new entries:
+        // both are passed over.
+        let mut expect = 0;
+        for e in &doomed {
+            let k = e.key.as_bytes().to_vec();
+            match rng.below(10) {
+                0 => {
+                    assert!(tree.remove_if(&Probe::new(&k), |_| true));
+                    model.remove(&k);
+                }
+                1 => {
+                    assert!(tree.remove_if(&Probe::new(&k), |_| true));
+                    assert!(tree.insert(entry(&k), &guard).1.is_none());
+                }
+                _ => {
+                    model.remove(&k);
+                    expect += 1;
+                }
+            }
+        }
+        assert_eq!(tree.remove_entries(&doomed, &guard), expect, "round {round}");
+        assert_eq!(keys(&tree), model.iter().cloned().collect::<Vec<_>>(), "round {round}");
+        for _ in 0..20 {
+            check_seeks(&tree, &model, &key_of(rng.below(scaled(20_000, 2_000))));
+        }
+    }
+    // Everything at once: the tree empties to its one leaf and stays usable.
+    let guard = Guard::new();
+    let all: Vec<&Entry> = tree.iter(&guard).collect();
+    assert_eq!(tree.remove_entries(&all, &guard), model.len());
+    assert!(tree.is_empty());
+    check_seeks(&tree, &BTreeSet::new(), b"0000000100");
+    for n in 0u64..300 {
+        tree.insert(entry(&n.to_be_bytes()), &guard);
+    }
+    assert_eq!(tree.len(), 300);
+}
+
+/// A remover takes whole ranges out in bulk while writers insert and remove single keys and
+/// readers walk both ways: stable keys are always seen, walks stay in order, and the end state
+/// is exact.
+#[test]
+fn remove_entries_under_concurrent_writers_and_readers() {
+    const WRITERS: u64 = 2;
+    let per = scaled(8_000, 400);
+    let tree = Arc::new(Ordered::new());
+    let key = |k: u64| k.to_be_bytes();
+    let num = |e: &Entry| u64::from_be_bytes(e.key.as_bytes().try_into().unwrap());
+    {
+        let guard = Guard::new();
+        for k in (0..WRITERS * per).step_by(4) {
+            tree.insert(entry(&key(k)), &guard);
+        }
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let readers: Vec<_> = (0..2)
+        .map(|r| {
+            let (tree, stop) = (tree.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut walks = 0;
+                while !stop.load(Ordering::Relaxed) || walks < 3 {
+                    let guard = Guard::new();
+                    let mut seen: Vec<u64> = if r == 0 {
+                        tree.iter(&guard).map(num).collect()
+                    } else {
+                        tree.iter_rev(&guard).map(num).collect()
+                    };
+                    if r == 1 {
+                        seen.reverse();
+                    }
+                    assert!(seen.windows(2).all(|w| w[0] < w[1]), "walk out of order");
+                    let stable = seen.iter().filter(|k| *k % 4 == 0).count() as u64;
+                    assert_eq!(stable, WRITERS * per / 4, "a stable key was missed");
+                    walks += 1;
+                }
+            })
+        })
+        .collect();
+    // Writers: keys 1 and 3 mod 4, one at a time.
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let tree = tree.clone();
+            std::thread::spawn(move || {
+                let mut rng = Rng(w + 7);
+                for _ in 0..scaled(30_000, 300) {
+                    let k = w * per + rng.below(per / 2) * 2 + 1;
+                    let guard = Guard::new();
+                    if rng.below(2) == 0 {
+                        tree.insert(entry(&key(k)), &guard);
+                    } else {
+                        tree.remove_if(&Probe::new(&key(k)), |_| true);
+                    }
+                }
+                let guard = Guard::new();
+                for k in (w * per..(w + 1) * per).filter(|k| k % 4 == 1) {
+                    tree.insert(entry(&key(k)), &guard);
+                }
+                for k in (w * per..(w + 1) * per).filter(|k| k % 4 == 3) {
+                    tree.remove_if(&Probe::new(&key(k)), |_| true);
+                }
+            })
+        })
+        .collect();
+    // The remover: fills a range with keys 2 mod 4, then takes them out in bulk.
+    let remover = {
+        let tree = tree.clone();
+        std::thread::spawn(move || {
+            let mut rng = Rng(99);
+            for _ in 0..scaled(60, 6) {
+                let lo = rng.below(WRITERS * per);
+                let hi = (lo + rng.below(3_000)).min(WRITERS * per);
+                let guard = Guard::new();
+                for k in (lo..hi).filter(|k| k % 4 == 2) {
+                    tree.insert(entry(&key(k)), &guard);
+                }
+                let doomed: Vec<&Entry> = entries_where(&tree, &guard, |k| u64::from_be_bytes(k.try_into().unwrap()) % 4 == 2);
+                let want = doomed.len();
+                assert_eq!(tree.remove_entries(&doomed, &guard), want, "only the remover takes keys 2 mod 4");
+            }
+        })
+    };
+    for w in writers {
+        w.join().unwrap();
+    }
+    remover.join().unwrap();
+    stop.store(true, Ordering::Relaxed);
+    for r in readers {
+        r.join().unwrap();
+    }
+    let guard = Guard::new();
+    let got: Vec<u64> = tree.iter(&guard).map(num).collect();
+    let want: Vec<u64> = (0..WRITERS * per).filter(|k| k % 4 <= 1).collect();
+    assert_eq!(got, want);
+}
