@@ -1008,6 +1008,14 @@ impl Txn {
     pub fn restart(&mut self, isolation: Isolation) {
         debug_assert!(self.running.is_none() && !self.pinned, "a closed session's state");
         self.isolation = isolation;
+        // Auto-commit reads follow the new session's isolation: a read-committed session
+        // reopened in the slot of a snapshot one must refresh its searches (difftest seed 1018).
+        self.txn_read_committed = isolation == Isolation::ReadCommitted;
+        self.txn_snapshot = false;
+        self.view = ReadView::at(NO_SNAPSHOT, TXN_COMMITTED);
+        self.search_ready = false;
+        self.ts = TxnTimestamps::default();
+        self.ended = (0, 0);
         self.rollback_reason = None;
         self.commit_sync = None;
         self.failure = None;
