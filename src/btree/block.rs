@@ -332,6 +332,11 @@ impl BlockFile {
         }
         let mut buf = self.pread_new(addr.size as usize, addr.offset)?;
         if buf.len() < addr.size as usize {
+            // A file long enough for the block that read short failed to read: not damage.
+            if self.file_len().is_ok_and(|len| addr.offset + size <= len) {
+                let what = format!("{}: offset {}: pread got {} of {size} bytes", self.shown, addr.offset, buf.len());
+                return Err(Error::io(what, &std::io::Error::from_raw_os_error(libc::EIO)));
+            }
             return Err(self.damaged(addr.offset, &format!("block of {size} bytes runs past the end of the file")));
         }
         let len = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
@@ -350,18 +355,28 @@ impl BlockFile {
     }
 
     /// Reads up to `len` bytes at `offset` into a new buffer, not zeroed first (a page read is
-    /// mostly a copy; zeroing 32 KB first cost as much again). Returns what was read.
+    /// mostly a copy; zeroing 32 KB first cost as much again). Returns what was read. Tests may
+    /// fail a read, or cut it short as if the file ended there (`Disk::read_fault`).
     fn pread_new(&self, len: usize, offset: u64) -> Result<Vec<u8>> {
         let mut buf: Vec<u8> = Vec::with_capacity(len);
         let mut at = 0;
         while at < len {
             let off = libc::off_t::try_from(offset + at as u64).map_err(|_| self.damaged(offset, "offset out of range"))?;
+            let (want, last) = match self.disk.read_fault(len - at) {
+                None => (len - at, false),
+                Some(f) if f.short_read => (f.keep, true),
+                Some(f) => return Err(self.os("pread", &std::io::Error::from_raw_os_error(f.errno))),
+            };
             // SAFETY: the pointer is `at` bytes into `buf`'s allocation of `len` bytes, and pread
-            // writes at most `len - at` bytes there; the bytes become part of the vector (by
-            // `set_len` below) only once written.
-            let n = unsafe { libc::pread(self.file.as_raw_fd(), buf.as_mut_ptr().add(at).cast(), len - at, off) };
+            // writes at most `want <= len - at` bytes there; the bytes become part of the vector
+            // (by `set_len` below) only once written.
+            let n = unsafe { libc::pread(self.file.as_raw_fd(), buf.as_mut_ptr().add(at).cast(), want, off) };
             match n {
                 0 => break,
+                n if n > 0 && last => {
+                    at += n as usize;
+                    break;
+                }
                 n if n > 0 => at += n as usize,
                 _ => {
                     let e = std::io::Error::last_os_error();
