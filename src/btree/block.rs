@@ -235,6 +235,9 @@ impl BlockFile {
             .map_err(|e| Error::io(format!("{}: open", disk.show(name)), &e))?;
         let bf = BlockFile::with(disk, name, file, record);
         let header = bf.pread_new(12, 0)?;
+        if header.len() < 12 && bf.file_len()? >= 12 {
+            return Err(bf.short_read(0, header.len(), 12));
+        }
         let word = |i: usize| header.get(i..i + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
         if header.len() < 12 || word(0) != MAGIC {
             return Err(bf.damaged(0, "not a block file (bad header)"));
@@ -332,10 +335,8 @@ impl BlockFile {
         }
         let mut buf = self.pread_new(addr.size as usize, addr.offset)?;
         if buf.len() < addr.size as usize {
-            // A file long enough for the block that read short failed to read: not damage.
             if self.file_len().is_ok_and(|len| addr.offset + size <= len) {
-                let what = format!("{}: offset {}: pread got {} of {size} bytes", self.shown, addr.offset, buf.len());
-                return Err(Error::io(what, &std::io::Error::from_raw_os_error(libc::EIO)));
+                return Err(self.short_read(addr.offset, buf.len(), addr.size as usize));
             }
             return Err(self.damaged(addr.offset, &format!("block of {size} bytes runs past the end of the file")));
         }
@@ -518,6 +519,13 @@ impl BlockFile {
 
     fn os(&self, call: &str, e: &std::io::Error) -> Error {
         Error::io(format!("{}: {call}", self.shown), e)
+    }
+
+    /// A read of a file long enough for it that got only `got` of `want` bytes: the read
+    /// failed (`EIO`), the file is not damaged.
+    fn short_read(&self, offset: u64, got: usize, want: usize) -> Error {
+        let what = format!("{}: offset {offset}: pread got {got} of {want} bytes", self.shown);
+        Error::io(what, &std::io::Error::from_raw_os_error(libc::EIO))
     }
 
     fn damaged(&self, offset: u64, what: &str) -> Error {

@@ -48,10 +48,12 @@ fn points(count: u64, sample: u64) -> Vec<u64> {
     (1..=count).step_by(step as usize).collect()
 }
 
-/// A failed read's error: a code with a message that names one of the database's files.
+/// A failed read's error: `EIO` (a read that failed is no damage: not `WT_TRY_SALVAGE`, which
+/// could lead to a salvage cutting what is there) with a message that names the file.
 fn names_a_file(e: &Error, what: &str) {
     let text = e.messages().collect::<Vec<_>>().join("; ");
     assert!(text.contains("unlatched."), "{what}: the error names no file: {e} ({e:?})");
+    assert_eq!(e.kind(), Kind::Os(libc::EIO), "{what}: {e}");
 }
 
 /// A home holding table `a` (`ROWS` rows, on disk only: written, checkpointed and closed).
