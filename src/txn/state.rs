@@ -1010,12 +1010,9 @@ impl Txn {
         self.isolation = isolation;
         // Auto-commit reads follow the new session's isolation: a read-committed session
         // reopened in the slot of a snapshot one must refresh its searches (difftest seed 1018).
+        // (The last transaction's end reset the rest, but for what `query_timestamp` reports.)
         self.txn_read_committed = isolation == Isolation::ReadCommitted;
-        self.txn_snapshot = false;
-        self.view = ReadView::at(NO_SNAPSHOT, TXN_COMMITTED);
-        self.search_ready = false;
-        self.ts = TxnTimestamps::default();
-        self.ended = (0, 0);
+        self.ended = (TS_NONE, TS_NONE);
         self.rollback_reason = None;
         self.commit_sync = None;
         self.failure = None;
