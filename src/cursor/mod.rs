@@ -242,7 +242,8 @@ impl Cursor {
         self.value.bytes().ok_or_else(|| Error::invalid("requires value be set"))
     }
 
-    fn require_key(&self) -> Result<()> {
+    /// `EINVAL` when no key is set.
+    pub fn require_key(&self) -> Result<()> {
         self.key.check("requires key be set")
     }
 

@@ -301,6 +301,17 @@ impl Session {
         id: CursorId,
         op: impl FnOnce(&mut Cursor, u64, ReadView, &mut dyn FnMut() -> Option<ReadView>) -> Result<T>,
     ) -> Result<T> {
+        if !self.txn.is_prepared() {
+            if let Err(e) = self.cursors.get(id).require_key() {
+                // Refused before it reads: the reference checks the key before it takes a
+                // snapshot, so a search without a key starts no read snapshot (difftest seed
+                // 2010).
+                let epoch = self.copy_epoch;
+                self.cursors.with(id, |c| c.fail(epoch));
+                self.read_failed(e.kind());
+                return Err(e);
+            }
+        }
         let sole = self.cursors.positioned() == 1;
         self.read(id, |c, epoch, mut view, txn| {
             let mut gives_up_last = sole && c.is_positioned();
