@@ -12,7 +12,8 @@
  *     commit whose predecessor on the shared key is missing would cut the walk short).
  * The next child continues each thread from n + 1.
  *
- * journal_kill [ROUNDS]: ROUNDS kills (default 8).
+ * journal_kill [ROUNDS]: ROUNDS kills (default 8); UNLATCHED_CRASH_SEED sets the seed (default:
+ * from the clock and the process id), as for crash.c (tools/crash-soak runs either).
  */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -271,7 +272,8 @@ main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 8;
     int round, pipefd[2], status, t;
-    uint64_t rng = (uint64_t)time(NULL) ^ (uint64_t)getpid(), total = 0;
+    const char *seed = getenv("UNLATCHED_CRASH_SEED");
+    uint64_t rng = seed != NULL ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL) ^ (uint64_t)getpid(), total = 0;
     pid_t pid;
     char byte;
 

@@ -93,6 +93,8 @@ c_tests! {
     extractor,
     extension_api,
     listing_cursors,
+    compress,
+    file_cursors,
     // With its peak resident memory checked against cache_size (2 MB) + 96 MB: 60 MB with the
     // debug library, 74-78 MB with the release one (the reference: about 16 MB). Merges once held
     // an epoch guard across a whole batch and the pages readers dropped piled up (140-440 MB).

@@ -49,6 +49,8 @@ const C_TESTS: &[&str] = &[
     "extension_api",
     "listing_cursors",
     "extensions",
+    "compress",
+    "file_cursors",
 ];
 
 /// Every example (run by tests/examples.rs).
@@ -179,6 +181,8 @@ sanitized_tests! { c_test:
     asan_ubsan_c_extension_api => "extension_api",
     asan_ubsan_c_listing_cursors => "listing_cursors",
     asan_ubsan_c_extensions => "extensions",
+    asan_ubsan_c_compress => "compress",
+    asan_ubsan_c_file_cursors => "file_cursors",
 }
 
 sanitized_tests! { example:

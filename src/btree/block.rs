@@ -12,7 +12,8 @@
 //! ```
 //! The checksum covers `len` and the payload. A parent keeps the block's [`Addr`], whose
 //! checksum must equal the block's own: a block that checks out but is not the one the parent
-//! wrote (a lost or misdirected write) is caught too.
+//! wrote (a lost or misdirected write) is caught too. With the top bit of `len` set the payload
+//! is compressed (`compress.rs`): the checksum covers the stored, compressed bytes.
 //!
 //! # Free space across checkpoints (copy-on-write)
 //! A checkpoint is a root address plus the free list at that moment. Blocks the last durable
@@ -33,6 +34,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use super::compress::{Codec, Encoded, COMPRESSED};
 use super::extents::{Extent, ExtentList};
 use super::striped::Striped;
 use crate::durable::disk::Disk;
@@ -174,8 +176,8 @@ pub struct SpaceLists {
 /// writes no counter another thread writes), writes in one place (writers serialize anyway).
 #[derive(Debug, Default)]
 pub struct BlockStats {
-    /// Blocks read, then bytes read.
-    read: Striped<2>,
+    /// Blocks read, bytes read, compressed blocks read.
+    read: Striped<3>,
     /// Blocks written.
     pub blocks_written: AtomicU64,
     /// Bytes written.
@@ -192,6 +194,11 @@ impl BlockStats {
     pub fn bytes_read(&self) -> u64 {
         self.read.count(1)
     }
+
+    /// Compressed blocks read.
+    pub fn compressed_read(&self) -> u64 {
+        self.read.count(2)
+    }
 }
 
 /// One block file.
@@ -204,6 +211,8 @@ pub struct BlockFile {
     disk: Arc<Disk>,
     space: Mutex<Space>,
     stats: BlockStats,
+    /// The table's block compressor (none for most).
+    codec: Codec,
 }
 
 impl BlockFile {
@@ -284,7 +293,19 @@ impl BlockFile {
                 retiring: ExtentList::new(),
             }),
             stats: BlockStats::default(),
+            codec: Codec::none(),
         }
+    }
+
+    /// This file with its blocks compressed by `codec`.
+    pub fn with_codec(mut self, codec: Codec) -> BlockFile {
+        self.codec = codec;
+        self
+    }
+
+    /// The file's compressor.
+    pub fn codec(&self) -> &Codec {
+        &self.codec
     }
 
     /// The file's name in the home.
@@ -340,7 +361,8 @@ impl BlockFile {
             }
             return Err(self.damaged(addr.offset, &format!("block of {size} bytes runs past the end of the file")));
         }
-        let len = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
+        let word = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]);
+        let len = (word & !COMPRESSED) as usize;
         let sum = u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]);
         if BLOCK_HEADER + len > buf.len() || sum != checksum(&buf[..4], &buf[BLOCK_HEADER..BLOCK_HEADER + len]) {
             return Err(self.damaged(addr.offset, "block checksum mismatch"));
@@ -352,7 +374,14 @@ impl BlockFile {
         mine[0].fetch_add(1, Relaxed);
         mine[1].fetch_add(size as i64, Relaxed);
         buf.truncate(BLOCK_HEADER + len);
-        Ok(buf)
+        if word & COMPRESSED == 0 {
+            return Ok(buf);
+        }
+        mine[2].fetch_add(1, Relaxed);
+        let mut image = Vec::new();
+        image.extend_from_slice(&buf[..BLOCK_HEADER]);
+        self.codec.decode(&buf[BLOCK_HEADER..], &mut image, BLOCK_HEADER, MAX_BLOCK, &self.shown, addr.offset)?;
+        Ok(image)
     }
 
     /// Reads up to `len` bytes at `offset` into a new buffer, not zeroed first (a page read is
@@ -392,12 +421,23 @@ impl BlockFile {
         Ok(buf)
     }
 
-    /// Writes `payload` as a new block in free space and returns its address.
+    /// Writes `payload` as a new block in free space (compressed when the file has a
+    /// compressor and that saves space) and returns its address.
     pub fn write(&self, payload: &[u8]) -> Result<Addr> {
-        let len = u32::try_from(payload.len())
+        u32::try_from(payload.len())
             .ok()
             .filter(|&l| u64::from(l) + BLOCK_HEADER as u64 <= MAX_BLOCK)
             .ok_or_else(|| Error::invalid(format!("{}: a block of {} bytes is too large", self.shown, payload.len())))?;
+        let encoded = self.codec.encode(payload, BLOCK_HEADER, UNIT).map_err(|e| {
+            let why = e.messages().next().map_or_else(|| crate::error::strerror(e.code()).into_owned(), str::to_string);
+            Error::new(e.kind(), format!("{}: block compression failed: {why}", self.shown))
+        })?;
+        let (payload, flag) = match &encoded {
+            Encoded::Plain => (payload, 0),
+            Encoded::Compressed(stored) => (stored.as_slice(), COMPRESSED),
+        };
+        // Shorter than the original when compressed.
+        let len = payload.len() as u32 | flag;
         let size = (payload.len() as u64 + BLOCK_HEADER as u64).div_ceil(UNIT) * UNIT;
         let mut buf = Vec::with_capacity(size as usize);
         buf.extend_from_slice(&len.to_le_bytes());

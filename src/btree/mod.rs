@@ -4,6 +4,7 @@
 //!
 //! - `extents.rs`: free-space lists (first fit, coalescing)
 //! - `block.rs`: the block file: checksummed blocks, allocation, free space across checkpoints
+//! - `compress.rs`: block compression by the application's compressors
 //! - `page.rs`: page images (leaf, internal, overflow items) and their parsed form
 //! - `striped.rs`: counters the page-miss path bumps, one cache line per thread
 //! - `tree.rs`: the tree: reads through the page cache, batches of changes written copy-on-write,
@@ -14,6 +15,7 @@
 pub mod block;
 pub mod cache;
 pub mod compact;
+pub mod compress;
 pub mod extents;
 pub mod page;
 pub mod striped;
@@ -24,3 +26,5 @@ pub mod verify;
 pub(crate) mod tests;
 #[cfg(test)]
 mod verify_tests;
+#[cfg(test)]
+mod compress_tests;

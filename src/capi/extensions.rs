@@ -1,15 +1,17 @@
 //! `WT_CONNECTION::add_collator`, `add_compressor` and `load_extension`: convert, register with
 //! the core's [`Extensions`](crate::conn::extensions::Extensions), and arrange the calls the
 //! reference makes when the connection closes (each registered extension's `terminate`, then
-//! each loaded library's terminate function, newest first).
+//! each loaded library's terminate function, newest first). The application's `WT_COMPRESSOR`
+//! becomes a [`Compressor`] the block files call.
 
 use std::ffi::{CStr, CString};
+use std::sync::Arc;
 
-use libc::{c_char, c_int, c_void};
+use libc::{c_char, c_int, c_void, size_t};
 
+use crate::btree::compress::Compressor;
 use crate::config::{ItemKind, Parser};
-use crate::conn::extensions::ExtensionKind;
-use crate::error::{Error, Result};
+use crate::error::{Error, Kind, Result};
 
 use super::handles::{c_str, ConnectionHandle};
 use super::types::{WT_COLLATOR, WT_COMPRESSOR, WT_CONNECTION, WT_SESSION};
@@ -24,13 +26,118 @@ struct CollatorSlots {
     terminate: Option<Terminate<WT_COLLATOR>>,
 }
 
-/// The leading slots of `WT_COMPRESSOR` (extension_types.h), to reach `terminate`.
+type CompressFn = unsafe extern "C" fn(
+    *mut WT_COMPRESSOR,
+    *mut WT_SESSION,
+    *mut u8,
+    size_t,
+    *mut u8,
+    size_t,
+    *mut size_t,
+    *mut c_int,
+) -> c_int;
+type DecompressFn =
+    unsafe extern "C" fn(*mut WT_COMPRESSOR, *mut WT_SESSION, *mut u8, size_t, *mut u8, size_t, *mut size_t) -> c_int;
+type PreSizeFn = unsafe extern "C" fn(*mut WT_COMPRESSOR, *mut WT_SESSION, *mut u8, size_t, *mut size_t) -> c_int;
+
+/// The slots of `WT_COMPRESSOR` (extension_types.h).
 #[repr(C)]
 struct CompressorSlots {
-    compress: *const c_void,
-    decompress: *const c_void,
-    pre_size: *const c_void,
+    compress: Option<CompressFn>,
+    decompress: Option<DecompressFn>,
+    pre_size: Option<PreSizeFn>,
     terminate: Option<Terminate<WT_COMPRESSOR>>,
+}
+
+/// The application's compressor as the block files call it. Its methods get a NULL session:
+/// blocks are written and read by merges, checkpoints and page misses, which run on behalf of
+/// no particular session (the extension API's `err_printf` takes NULL too).
+struct AppCompressor {
+    object: *mut WT_COMPRESSOR,
+    name: String,
+}
+
+// SAFETY: the application's compressor lives until the connection closes (its terminate runs
+// after the last block is written) and is called from any thread, as the reference calls it.
+unsafe impl Send for AppCompressor {}
+// SAFETY: as above; the engine never changes the struct.
+unsafe impl Sync for AppCompressor {}
+
+impl AppCompressor {
+    fn slots(&self) -> &CompressorSlots {
+        // SAFETY: a non-NULL `WT_COMPRESSOR` of the application (checked at registration), whose
+        // slots `CompressorSlots` mirrors.
+        unsafe { &*self.object.cast::<CompressorSlots>() }
+    }
+
+    fn failed(&self, method: &str, rc: c_int) -> Error {
+        Error::new(Kind::from_code(rc), format!("compressor '{}': {method} returned {rc}", self.name))
+    }
+}
+
+impl Compressor for AppCompressor {
+    fn compress(&self, src: &[u8], dst: &mut Vec<u8>) -> Result<bool> {
+        // No compress method: blocks are stored as they are, as the reference.
+        let Some(compress) = self.slots().compress else { return Ok(false) };
+        // The methods take `uint8_t *src`; they only read it (the reference passes its page
+        // image the same way).
+        let src_ptr = src.as_ptr().cast_mut();
+        let mut room = src.len();
+        if let Some(pre_size) = self.slots().pre_size {
+            // SAFETY: the application's method with its own compressor and the image, which
+            // lives through the call.
+            let rc = unsafe { pre_size(self.object, std::ptr::null_mut(), src_ptr, src.len(), &mut room) };
+            if rc != 0 {
+                return Err(self.failed("pre_size", rc));
+            }
+        }
+        dst.clear();
+        dst.resize(room, 0);
+        let (mut result, mut declined): (size_t, c_int) = (0, 0);
+        // SAFETY: the application's method with its own compressor, the image, and an output
+        // buffer of `room` bytes that lives through the call.
+        let rc = unsafe {
+            compress(self.object, std::ptr::null_mut(), src_ptr, src.len(), dst.as_mut_ptr(), room, &mut result, &mut declined)
+        };
+        if rc != 0 {
+            return Err(self.failed("compress", rc));
+        }
+        if declined != 0 {
+            return Ok(false);
+        }
+        if result > room {
+            return Err(Error::invalid(format!(
+                "compressor '{}': compress reported {result} bytes in a buffer of {room}",
+                self.name
+            )));
+        }
+        dst.truncate(result);
+        Ok(true)
+    }
+
+    fn decompress(&self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        let Some(decompress) = self.slots().decompress else {
+            return Err(Error::new(Kind::Generic, format!("compressor '{}' has no decompress method", self.name)));
+        };
+        let mut result: size_t = 0;
+        // SAFETY: the application's method with its own compressor, the stored bytes (only read)
+        // and the output buffer, both living through the call.
+        let rc = unsafe {
+            decompress(
+                self.object,
+                std::ptr::null_mut(),
+                src.as_ptr().cast_mut(),
+                src.len(),
+                dst.as_mut_ptr(),
+                dst.len(),
+                &mut result,
+            )
+        };
+        if rc != 0 {
+            return Err(self.failed("decompress", rc));
+        }
+        Ok(result)
+    }
 }
 
 /// A pointer the application passed, moved into the close action that uses it.
@@ -39,19 +146,17 @@ pub(super) struct Sendable<T>(pub(super) *mut T);
 // rule) and are used by the closing thread only.
 unsafe impl<T> Send for Sendable<T> {}
 
-/// `add_collator` / `add_compressor`: `object` is the application's `WT_COLLATOR` /
-/// `WT_COMPRESSOR`, `terminate` its terminate slot (read now: the struct is the application's
-/// and fixed once registered).
+/// The name and the close action of `add_collator` / `add_compressor`: `object` is the
+/// application's `WT_COLLATOR` / `WT_COMPRESSOR`, `terminate` its terminate slot (read now: the
+/// struct is the application's and fixed once registered).
 ///
 /// # Safety
-/// `name` and `config` are NUL-terminated or NULL; `object` NULL or the application's struct.
-unsafe fn add<T: 'static>(
-    c: &ConnectionHandle,
-    kind: ExtensionKind,
+/// `name` is NUL-terminated or NULL; `object` NULL or the application's struct.
+unsafe fn parts<'a, T: 'static>(
     name: *const c_char,
     object: *mut T,
     terminate: Option<Terminate<T>>,
-) -> Result<()> {
+) -> Result<(&'a str, Option<crate::conn::extensions::Terminate>)> {
     // SAFETY: per the contract.
     let name = unsafe { c_str(name) }?.ok_or_else(|| Error::invalid("NULL name"))?;
     if object.is_null() {
@@ -66,7 +171,7 @@ unsafe fn add<T: 'static>(
             unsafe { t(object.0, std::ptr::null_mut()) };
         })
     });
-    c.core.extensions().add(kind, name, action)
+    Ok((name, action))
 }
 
 /// `WT_CONNECTION::add_collator`.
@@ -78,7 +183,8 @@ pub unsafe fn add_collator(c: &ConnectionHandle, name: *const c_char, collator: 
     // `CollatorSlots` mirrors.
     let terminate = unsafe { collator.cast::<CollatorSlots>().as_ref() }.and_then(|s| s.terminate);
     // SAFETY: per the contract.
-    unsafe { add(c, ExtensionKind::Collator, name, collator, terminate) }
+    let (name, action) = unsafe { parts(name, collator, terminate) }?;
+    c.core.extensions().add_collator(name, action)
 }
 
 /// `WT_CONNECTION::add_compressor`.
@@ -90,7 +196,9 @@ pub unsafe fn add_compressor(c: &ConnectionHandle, name: *const c_char, compress
     // `CompressorSlots` mirrors.
     let terminate = unsafe { compressor.cast::<CompressorSlots>().as_ref() }.and_then(|s| s.terminate);
     // SAFETY: per the contract.
-    unsafe { add(c, ExtensionKind::Compressor, name, compressor, terminate) }
+    let (name, action) = unsafe { parts(name, compressor, terminate) }?;
+    let wrapped = Arc::new(AppCompressor { object: compressor, name: name.to_string() });
+    c.core.extensions().add_compressor(name, wrapped, action)
 }
 
 /// The `load_extension` settings: entry and terminate function names.
@@ -163,6 +271,18 @@ pub unsafe fn load_listed(c: &ConnectionHandle, conn: *mut WT_CONNECTION, config
         unsafe { load(c, conn, path, config)? };
     }
     Ok(())
+}
+
+/// `wiredtiger_open`'s `log=(compressor=NAME)`: as the reference, an unregistered name (after
+/// `extensions=` loaded theirs) fails the open with `EINVAL` "unknown compressor". The journal is
+/// not compressed: a registered name is accepted and not acted on.
+pub fn check_log_compressor(c: &ConnectionHandle, config: Option<&str>) -> Result<()> {
+    let Some(log) = config.and_then(|cfg| Parser::find(cfg, "log")) else { return Ok(()) };
+    let inner = log.text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(log.text);
+    match Parser::find(inner, "compressor") {
+        Some(name) => c.core.extensions().check_create(crate::conn::extensions::ExtensionKind::Compressor, name.text),
+        None => Ok(()),
+    }
 }
 
 /// Loads the library at `path_text` (see [`load_extension`]).

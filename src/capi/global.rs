@@ -51,7 +51,10 @@ pub unsafe extern "C" fn wiredtiger_open(
                 // SAFETY: the handle just made; the configuration string as validated above.
                 let loaded = unsafe {
                     let handle = ConnectionHandle::from_ptr(conn).expect("just made");
-                    c_str(config).and_then(|config| super::extensions::load_listed(handle, conn, config))
+                    c_str(config).and_then(|config| {
+                        super::extensions::load_listed(handle, conn, config)?;
+                        super::extensions::check_log_compressor(handle, config)
+                    })
                 };
                 if let Err(e) = loaded {
                     let rc = fail(&e, events, std::ptr::null_mut(), "", "wiredtiger_open");

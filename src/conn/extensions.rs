@@ -4,18 +4,19 @@
 //! to call when the connection closes (their `terminate` methods, and the `terminate` functions
 //! of libraries `load_extension` loaded).
 //!
-//! What is not done yet: a table created with a registered collator or block compressor. The
-//! store orders keys bytewise in both of its layers (the lock-free index and the page files),
-//! and page images are written as they are; a collated or compressed table would need a
-//! comparator and a page codec per table. Until then `create` answers `ENOTSUP` for them,
-//! after the reference's checks (an unknown name is `EINVAL` "unknown collator 'NAME'"), so a
-//! program learns at `create` rather than reading keys in the wrong order.
+//! A table created with a registered block compressor has its blocks compressed by it
+//! (`btree::compress`). What is not done yet: a table created with a registered collator. The
+//! store orders keys bytewise in both of its layers (the lock-free index and the page files);
+//! a collated table would need a comparator per table. Until then `create` answers `ENOTSUP`
+//! for it, after the reference's checks (an unknown name is `EINVAL` "unknown collator
+//! 'NAME'"), so a program learns at `create` rather than reading keys in the wrong order.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use crate::btree::compress::{Compressor, Compressors};
 use crate::error::{Error, Result};
 use crate::pack::Format;
 
@@ -59,7 +60,8 @@ pub type Terminate = Box<dyn FnOnce() + Send>;
 #[derive(Default)]
 pub struct Extensions {
     collators: Mutex<HashSet<String>>,
-    compressors: Mutex<HashSet<String>>,
+    /// Shared with the on-disk trees, which find their compressor here at first use.
+    compressors: Arc<Compressors>,
     /// Registered extractors by name (the first registration of a name is the one found, as
     /// in the reference).
     extractors: Mutex<HashMap<String, Arc<dyn Extractor>>>,
@@ -72,18 +74,33 @@ pub struct Extensions {
 }
 
 impl Extensions {
-    /// Registers `name` (registering a name again replaces nothing and succeeds, as in the
-    /// reference); `terminate` runs when the connection closes. "none" is refused: it is the
-    /// configuration value for no extension.
-    pub fn add(&self, kind: ExtensionKind, name: &str, terminate: Option<Terminate>) -> Result<()> {
-        if name == "none" {
-            return Err(Error::invalid(format!("invalid name for a {}: {name}", kind.noun())));
-        }
-        self.names(kind).lock().insert(name.to_string());
+    /// The extensions of a connection whose trees find their compressors in `compressors`.
+    pub fn new(compressors: Arc<Compressors>) -> Extensions {
+        Extensions { compressors, ..Extensions::default() }
+    }
+
+    /// Registers collator `name` (registering a name again replaces nothing and succeeds, as
+    /// in the reference); `terminate` runs when the connection closes. "none" is refused: it
+    /// is the configuration value for no extension.
+    pub fn add_collator(&self, name: &str, terminate: Option<Terminate>) -> Result<()> {
+        check_name(ExtensionKind::Collator, name)?;
+        self.collators.lock().insert(name.to_string());
+        self.on_close_opt(terminate);
+        Ok(())
+    }
+
+    /// Registers `compressor` as `name`, as [`add_collator`](Self::add_collator).
+    pub fn add_compressor(&self, name: &str, compressor: Arc<dyn Compressor>, terminate: Option<Terminate>) -> Result<()> {
+        check_name(ExtensionKind::Compressor, name)?;
+        self.compressors.add(name, compressor);
+        self.on_close_opt(terminate);
+        Ok(())
+    }
+
+    fn on_close_opt(&self, terminate: Option<Terminate>) {
         if let Some(t) = terminate {
             self.terminate.lock().push(t);
         }
-        Ok(())
     }
 
     /// `add_extractor`: registers `extractor` as `name` ("none" is refused, as for the
@@ -130,23 +147,25 @@ impl Extensions {
     }
 
     /// The `create` check of `collator=` / `block_compressor=`: empty or "none" is fine; an
-    /// unregistered name is the reference's `EINVAL`; a registered one is `ENOTSUP` (see the
-    /// module notes).
+    /// unregistered name is the reference's `EINVAL`; a registered collator is `ENOTSUP` (see
+    /// the module notes).
     pub fn check_create(&self, kind: ExtensionKind, name: &str) -> Result<()> {
         if name.is_empty() || name == "none" {
             return Ok(());
         }
-        if !self.names(kind).lock().contains(name) {
+        let known = match kind {
+            ExtensionKind::Collator => self.collators.lock().contains(name),
+            ExtensionKind::Compressor => self.compressors.contains(name),
+        };
+        if !known {
             return Err(Error::invalid(format!("unknown {} '{name}'", kind.noun())));
         }
-        Err(Error::unsupported(match kind {
-            ExtensionKind::Collator => {
-                format!("collator={name}: tables ordered by a collator are not supported yet (keys are ordered bytewise)")
-            }
-            ExtensionKind::Compressor => {
-                format!("block_compressor={name}: compressed tables are not supported yet (pages are written uncompressed)")
-            }
-        }))
+        match kind {
+            ExtensionKind::Collator => Err(Error::unsupported(format!(
+                "collator={name}: tables ordered by a collator are not supported yet (keys are ordered bytewise)"
+            ))),
+            ExtensionKind::Compressor => Ok(()),
+        }
     }
 
     /// Runs every close action, newest first (the connection is closing), after the indices'
@@ -155,18 +174,21 @@ impl Extensions {
         let indices = std::mem::take(&mut *self.indices.lock());
         drop(indices);
         self.extractors.lock().clear();
+        self.compressors.clear();
         let actions = std::mem::take(&mut *self.terminate.lock());
         for action in actions.into_iter().rev() {
             action();
         }
     }
 
-    fn names(&self, kind: ExtensionKind) -> &Mutex<HashSet<String>> {
-        match kind {
-            ExtensionKind::Collator => &self.collators,
-            ExtensionKind::Compressor => &self.compressors,
-        }
+}
+
+/// "none" is the configuration value for no extension: refused as a name.
+fn check_name(kind: ExtensionKind, name: &str) -> Result<()> {
+    if name == "none" {
+        return Err(Error::invalid(format!("invalid name for a {}: {name}", kind.noun())));
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -179,21 +201,36 @@ mod tests {
     #[test]
     fn names_checks_and_terminate_order() {
         let ext = Extensions::default();
-        assert_eq!(ext.add(ExtensionKind::Collator, "none", None).unwrap_err().kind(), Kind::Invalid);
+        assert_eq!(ext.add_collator("none", None).unwrap_err().kind(), Kind::Invalid);
         let order = Arc::new(AtomicU32::new(0));
         let (a, b) = (Arc::clone(&order), Arc::clone(&order));
-        ext.add(ExtensionKind::Collator, "nocase", Some(Box::new(move || assert_eq!(a.fetch_add(1, Ordering::SeqCst), 1))))
-            .unwrap();
-        ext.add(ExtensionKind::Compressor, "nop", Some(Box::new(move || assert_eq!(b.fetch_add(1, Ordering::SeqCst), 0))))
-            .unwrap();
+        ext.add_collator("nocase", Some(Box::new(move || assert_eq!(a.fetch_add(1, Ordering::SeqCst), 1)))).unwrap();
+        let nop = Arc::new(Nop);
+        assert_eq!(ext.add_compressor("none", nop.clone(), None).unwrap_err().kind(), Kind::Invalid);
+        ext.add_compressor("nop", nop, Some(Box::new(move || assert_eq!(b.fetch_add(1, Ordering::SeqCst), 0)))).unwrap();
         ext.check_create(ExtensionKind::Collator, "").unwrap();
         ext.check_create(ExtensionKind::Compressor, "none").unwrap();
         assert_eq!(ext.check_create(ExtensionKind::Collator, "nop").unwrap_err().kind(), Kind::Invalid);
         assert_eq!(ext.check_create(ExtensionKind::Collator, "nocase").unwrap_err().kind(), Kind::NotSupported);
-        assert_eq!(ext.check_create(ExtensionKind::Compressor, "nop").unwrap_err().kind(), Kind::NotSupported);
+        ext.check_create(ExtensionKind::Compressor, "nop").unwrap();
+        assert_eq!(ext.check_create(ExtensionKind::Compressor, "nocase").unwrap_err().kind(), Kind::Invalid);
         ext.terminate();
+        assert_eq!(ext.check_create(ExtensionKind::Compressor, "nop").unwrap_err().kind(), Kind::Invalid);
         ext.terminate();
         assert_eq!(order.load(Ordering::SeqCst), 2);
+    }
+
+    /// A compressor that never compresses.
+    struct Nop;
+
+    impl Compressor for Nop {
+        fn compress(&self, _: &[u8], _: &mut Vec<u8>) -> Result<bool> {
+            Ok(false)
+        }
+
+        fn decompress(&self, _: &[u8], _: &mut [u8]) -> Result<usize> {
+            Ok(0)
+        }
     }
 
     /// An extractor that counts its customizations and, customized, its drops.

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::btree::cache::Cache;
+use crate::btree::compress::Compressors;
 use crate::config::{self, Method};
 use crate::durable::background::{CheckpointConfig, Checkpointer};
 use crate::durable::Durable;
@@ -210,10 +211,11 @@ impl Connection {
         let home_claim = HomeClaim::new(home_str)?;
         let registry = Arc::<Registry>::default();
         let cache = Arc::new(Cache::new(eviction.thresholds()));
+        let compressors = Arc::<Compressors>::default();
         let (durable, recovery_messages, recovered) = if settings.in_memory {
             (None, Vec::new(), (0, 0))
         } else {
-            let (durable, recovered) = Durable::open(home_str, &cfg, &registry, &cache)?;
+            let (durable, recovered) = Durable::open(home_str, &cfg, &registry, &cache, &compressors)?;
             (Some(Arc::new(durable)), recovered.salvaged, (recovered.stable_ts, recovered.oldest_ts))
         };
         let txn = Arc::new(TxnShared::new(capacity, Arc::clone(&cache)));
@@ -237,7 +239,7 @@ impl Connection {
             txn,
             cache,
             evictor: Mutex::new(None),
-            extensions: extensions::Extensions::default(),
+            extensions: extensions::Extensions::new(compressors),
             durable,
             checkpointer: Mutex::new((CheckpointConfig::default(), None)),
             eviction: Mutex::new(eviction),

@@ -29,6 +29,10 @@ pub enum Source {
     Metadata,
     /// A checkpoint cursor on a table.
     Checkpoint,
+    /// A version cursor (`debug=(dump_version=true)`): `search` positions on a key's newest
+    /// version (read then, `cursor::versions`), `next` walks to older ones; `prev` and
+    /// `search_near` are `ENOTSUP`, as the reference's.
+    Versions,
 }
 
 /// A read-only cursor over a frozen, sorted list of rows.
@@ -107,6 +111,9 @@ impl Listing {
     /// `open_cursor(NULL, this)`: a cursor over the same rows, on the same row (the reference
     /// duplicates a cursor by searching for its key: `EINVAL` without one).
     pub fn duplicate(&self) -> Result<Listing> {
+        if self.source == Source::Versions {
+            return Err(unsupported());
+        }
         let hold = match &self._hold {
             Some(h) => Some(TableHold::new(Arc::clone(&h.table), Arc::clone(&h.record))?),
             None => None,
@@ -206,13 +213,16 @@ impl Listing {
     /// the cursor is unpositioned again.
     pub fn next(&mut self) -> Result<()> {
         self.check()?;
+        if self.source == Source::Versions && self.at.is_none() {
+            return Err(Error::new(Kind::Rollback, "rolling back version_cursor->next due to no initial position"));
+        }
         let at = self.at.map_or(0, |i| i + 1);
         self.land(at)
     }
 
     /// `WT_CURSOR::prev`.
     pub fn prev(&mut self) -> Result<()> {
-        if self.source == Source::Log {
+        if matches!(self.source, Source::Log | Source::Versions) {
             return Err(unsupported());
         }
         self.check()?;
@@ -226,6 +236,9 @@ impl Listing {
     /// `WT_CURSOR::search`: the row of the key set; `WT_NOTFOUND` keeps the key.
     pub fn search(&mut self) -> Result<()> {
         self.check()?;
+        if self.source == Source::Versions {
+            return self.search_versions();
+        }
         let key = self.key_bytes()?.to_vec();
         let found = match self.source {
             Source::Log => {
@@ -251,7 +264,7 @@ impl Listing {
     /// `WT_CURSOR::search_near`: the row of the key set, else the next larger (exact 1), else
     /// the next smaller (exact -1).
     pub fn search_near(&mut self) -> Result<i32> {
-        if self.source == Source::Log {
+        if matches!(self.source, Source::Log | Source::Versions) {
             return Err(unsupported());
         }
         self.check()?;
@@ -266,10 +279,29 @@ impl Listing {
         Ok(exact)
     }
 
+    /// A version cursor's `search`: the key's versions, on the newest.
+    fn search_versions(&mut self) -> Result<()> {
+        if self.at.is_some() {
+            return Err(Error::new(Kind::Rollback, "version cursor cannot be called when it is positioned"));
+        }
+        let key = self.key_bytes()?.to_vec();
+        let Some(hold) = &self._hold else { return Err(unsupported()) };
+        self.rows = super::versions::rows(&hold.table, &key)?;
+        if self.rows.is_empty() {
+            self.key = Some(Ok(key));
+            return Err(Error::quiet(Kind::NotFound));
+        }
+        self.at = Some(0);
+        Ok(())
+    }
+
     /// `WT_CURSOR::reset`: no position, no key.
     pub fn reset(&mut self) {
         self.at = None;
         self.key = None;
+        if self.source == Source::Versions {
+            self.rows.clear();
+        }
     }
 
     fn check(&self) -> Result<()> {

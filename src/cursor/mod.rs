@@ -12,6 +12,7 @@ mod edits;
 mod fixed;
 pub mod listing;
 mod state;
+pub mod versions;
 
 pub use bounds::{Bound, BoundAction, Bounds};
 pub use config::CursorConfig;
@@ -388,6 +389,39 @@ impl Cursor {
         };
         Self::land(parts, (&record.0, &record.1), epoch);
         Ok(exact)
+    }
+
+    /// An index cursor's search for the entries of one index key: lands on the first record
+    /// at or after `prefix` in `view` (again in a `fresh` view, as `search_near` would, when
+    /// the first did not start with `prefix`) and answers whether it starts with `prefix`.
+    /// `Ok(None)`, the cursor left as it was, when no record follows or the cursor has bounds:
+    /// the caller takes `search_near`'s way.
+    pub fn land_at_or_after(
+        &mut self,
+        prefix: &[u8],
+        epoch: u64,
+        view: ReadView,
+        fresh: &mut dyn FnMut() -> Option<ReadView>,
+    ) -> Result<Option<bool>> {
+        if self.fixed || self.bounds.is_some() {
+            return Ok(None);
+        }
+        let guard = Guard::new();
+        let (table, parts) = self.landing();
+        let layers = table.layers();
+        let mut record = layers.seek(Some(prefix), Seek::Ge, view, &guard)?;
+        if !record.as_ref().is_some_and(|(key, _)| key.starts_with(prefix)) {
+            if let Some(view) = fresh() {
+                record = layers.seek(Some(prefix), Seek::Ge, view, &guard)?;
+            }
+        }
+        let Some(record) = record else { return Ok(None) };
+        if is_prepared_value(&record.1) {
+            return Err(prepare_conflict());
+        }
+        let starts = record.0.starts_with(prefix);
+        Self::land(parts, (&record.0, &record.1), epoch);
+        Ok(Some(starts))
     }
 
     /// `WT_CURSOR::next`: the following record, or the first when unpositioned.

@@ -238,6 +238,10 @@ struct Shared {
     idle: AtomicBool,
     stop: AtomicBool,
     thread: OnceLock<Thread>,
+    /// Tests: the process is as good as dead; only explicit writes (rotation, flushes, sync
+    /// commits) reach the files, never the writer thread's (see [`Journal::freeze`]).
+    #[cfg(test)]
+    frozen: AtomicBool,
 }
 
 /// The connection's journal.
@@ -302,6 +306,8 @@ impl Journal {
             idle: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             thread: OnceLock::new(),
+            #[cfg(test)]
+            frozen: AtomicBool::new(false),
         });
         let writer = Arc::clone(&shared);
         let handle = std::thread::Builder::new()
@@ -375,6 +381,25 @@ impl Journal {
         Ok(())
     }
 
+    /// Writes and syncs every record buffered so far. A checkpoint calls it before writing its
+    /// file: its snapshot may hold commits made after the rotation, whose records are in the
+    /// journal it replays from; recovery replays that journal over the checkpoint, so a
+    /// record lost with the process would let older records of the same keys replay over the
+    /// newer state the checkpoint holds (half of a transaction).
+    pub fn make_durable(&self) -> Result<()> {
+        let sh = &self.shared;
+        let mut files = sh.role();
+        sh.write_buffered(&mut files)?;
+        sh.sync(&mut files)
+    }
+
+    /// Tests: from now on the writer thread writes nothing, nor does a closing or abandoned
+    /// journal, as if the process had died; rotations, flushes and sync commits still write.
+    #[cfg(test)]
+    pub fn freeze(&self) {
+        self.shared.frozen.store(true, SeqCst);
+    }
+
     /// Writes what is buffered (no sync), so that a reader of the files sees every record
     /// committed so far (`log:` cursors).
     pub fn write_buffered(&self) -> Result<()> {
@@ -385,6 +410,9 @@ impl Journal {
     /// Writes what is buffered (no sync), as the writer thread would have before the process
     /// died; errors are dropped (tests of recovery that abandon a connection).
     pub fn write_out(&self) {
+        if self.shared.frozen() {
+            return;
+        }
         let _ = self.shared.write_buffered(&mut self.shared.role());
     }
 
@@ -490,7 +518,7 @@ impl Shared {
             // Once per full slot: write it now if nobody holds the writer role, so a burst
             // reaches the file (and `file_max` rolls over) without waiting for the writer
             // thread's round.
-            if let Some(mut files) = self.try_role() {
+            if let Some(mut files) = self.try_role().filter(|_| !self.frozen()) {
                 let _ = self.write_closed(&mut files, seq - 1);
             }
         }
@@ -749,6 +777,15 @@ impl Shared {
         error
     }
 
+    /// Whether [`Journal::freeze`] stopped the background writes (never outside tests).
+    #[inline]
+    fn frozen(&self) -> bool {
+        #[cfg(test)]
+        return self.frozen.load(SeqCst);
+        #[cfg(not(test))]
+        false
+    }
+
     /// Waits until no committer is between joining a slot up to `last` and publishing.
     fn wait_published(&self, last: u64) {
         let cells: Vec<_> = self.cells.lock().iter().map(Arc::clone).collect();
@@ -819,11 +856,14 @@ impl Shared {
                 continue;
             }
             std::thread::park_timeout(WRITE_INTERVAL);
+            if self.frozen() {
+                continue;
+            }
             // Failures reach the committers (health); the next round retries.
             let _ = self.write_buffered(&mut self.role());
         }
         let mut files = self.role();
-        if self.write_buffered(&mut files).is_ok() {
+        if !self.frozen() && self.write_buffered(&mut files).is_ok() {
             // A closed journal leaves its files without the zeros written ahead (a crash
             // before the cut is durable leaves them to recovery, which cuts them too).
             let _ = self.trim(&mut files);

@@ -22,8 +22,8 @@ pub const META_MAGIC: u64 = u64::from_le_bytes(*b"ULmeta\0\0");
 /// The layout version of `unlatched.meta` written. Each kind of file has its own: see
 /// `checkpoint::CKPT_VERSION` and `journal::LOG_VERSION`. Version 1 (read too) has no page
 /// sizes: its tables get the defaults; version 2 (read too) has no schema settings; version 3
-/// (read too) has no `log=(enabled)` flag.
-pub const META_VERSION: u32 = 4;
+/// (read too) has no `log=(enabled)` flag; version 4 (read too) has no block compressor.
+pub const META_VERSION: u32 = 5;
 
 /// The table list.
 #[derive(Debug, Default)]
@@ -66,6 +66,7 @@ impl Meta {
             p.str(&t.schema);
             p.u32(t.pages.leaf_page_max as u32).u32(t.pages.internal_page_max as u32);
             p.u8(u8::from(t.logged));
+            p.str(&t.block_compressor);
         }
         let mut out = Vec::new();
         write_frame(&mut out, &p.0);
@@ -110,7 +111,20 @@ impl Meta {
             };
             // Version 4 added `log=(enabled)`: older tables are logged.
             let logged = version < 4 || t.u8()? != 0;
-            tables.push(TableSpec { id, name, key_format, value_format, columns, schema, app_metadata, logged, pages });
+            // Version 5 added `block_compressor`.
+            let block_compressor = if version >= 5 { t.str()?.to_string() } else { String::new() };
+            tables.push(TableSpec {
+                id,
+                name,
+                key_format,
+                value_format,
+                columns,
+                schema,
+                app_metadata,
+                logged,
+                pages,
+                block_compressor,
+            });
         }
         if !t.is_empty() {
             return Err(corrupt(file, "unexpected bytes after the table list"));
@@ -150,6 +164,7 @@ mod tests {
             app_metadata: "x=1".into(),
             logged: false,
             pages: Limits { leaf_page_max: 16384, internal_page_max: 2048 },
+            block_compressor: "rle".into(),
         }
     }
 

@@ -53,6 +53,7 @@ use crate::store::{Horizon, ReadView};
 use crate::btree::block::BlockFile;
 use crate::btree::extents::ExtentList;
 use crate::btree::cache::Cache;
+use crate::btree::compress::{Codec, Compressors};
 use crate::btree::tree::{Tree, TreeRecord};
 use crate::txn::{CheckpointStamps, Txn};
 
@@ -87,6 +88,8 @@ pub struct Durable {
     closed: AtomicBool,
     /// The connection's cache budget, which the trees' pages count against.
     cache: Arc<Cache>,
+    /// The registered compressors, where new trees find theirs.
+    compressors: Arc<Compressors>,
     /// Checkpoints completed by this connection (statistics; counted once per checkpoint).
     checkpoints: AtomicU64,
 }
@@ -109,7 +112,13 @@ pub struct Recovered {
 impl Durable {
     /// Opens (with `create`, creates) the database in `home` and recovers its tables into
     /// `registry`. `cfg` is the validated `wiredtiger_open` configuration.
-    pub fn open(home: &str, cfg: &Config<'_>, registry: &Registry, cache: &Arc<Cache>) -> Result<(Durable, Recovered)> {
+    pub fn open(
+        home: &str,
+        cfg: &Config<'_>,
+        registry: &Registry,
+        cache: &Arc<Cache>,
+        compressors: &Arc<Compressors>,
+    ) -> Result<(Durable, Recovered)> {
         let create = cfg.bool("create");
         let faults = Arc::new(Faults::default());
         #[cfg(test)]
@@ -151,7 +160,7 @@ impl Durable {
         for spec in &meta.tables {
             // A table created after the checkpoint starts from an empty tree (its rows are in
             // the journal); any other is opened as the checkpoint left it.
-            let tree = open_tree(&home_disk, spec, trees.remove(&spec.id), cache)?;
+            let tree = open_tree(&home_disk, spec, trees.remove(&spec.id), cache, compressors)?;
             registry.insert(Table::on_disk(spec.clone(), tree)?, false)?;
             let table = registry.get(&spec.name).ok_or_else(|| Error::new(Kind::Generic, "recovered table vanished"))?;
             by_id.insert(spec.id, table);
@@ -207,6 +216,7 @@ impl Durable {
             created,
             closed: AtomicBool::new(false),
             cache: Arc::clone(cache),
+            compressors: Arc::clone(compressors),
             checkpoints: AtomicU64::new(0),
         };
         Ok((durable, recovered))
@@ -230,6 +240,13 @@ impl Durable {
     /// Whether commits go to a journal (`log=(enabled=true)`).
     pub fn has_journal(&self) -> bool {
         self.journal.is_some()
+    }
+
+    /// Tests: the journal's background writes stop, as if the process died (see
+    /// [`journal::Journal::freeze`]).
+    #[cfg(test)]
+    pub fn freeze_journal(&self) {
+        self.journal.as_ref().expect("a journal").freeze();
     }
 
     /// The journal's counters (zero without a journal).
@@ -262,7 +279,7 @@ impl Durable {
         spec.id = meta.next_id;
         // The tree's file exists before the table list names it (an orphan left by a crash in
         // between is removed at the next open).
-        let table = Table::on_disk(spec.clone(), open_tree(&self.home, &spec, None, &self.cache)?)?;
+        let table = Table::on_disk(spec.clone(), open_tree(&self.home, &spec, None, &self.cache, &self.compressors)?)?;
         let mut next = Meta { next_id: meta.next_id + 1, tables: meta.tables.clone() };
         next.tables.push(spec);
         next.store(&self.home)?;
@@ -323,6 +340,12 @@ impl Durable {
             let (record, pending) = tree.checkpoint().inspect_err(|e| self.refuse_checkpoints(e))?;
             records.push((table.id(), record));
             released.push((tree, pending));
+        }
+        // The snapshot may hold commits made since the rotation, whose records are in the
+        // journal this checkpoint replays from: they reach the device before the checkpoint
+        // does (see `Journal::make_durable`).
+        if let Some(j) = &self.journal {
+            j.make_durable()?;
         }
         let no = *last + 1;
         let header = Header { no, replay_from, snapshot_ts: view.ts, journal_exists, stable_ts: stamps.stable, oldest_ts: stamps.oldest };
@@ -552,13 +575,21 @@ fn tree_file(id: u64) -> String {
     format!("{TREE_PREFIX}{id}")
 }
 
-/// Table `id`'s tree: as `record` (its last checkpoint) left it, or a new, empty one.
-fn open_tree(disk: &Arc<Disk>, spec: &TableSpec, record: Option<TreeRecord>, cache: &Arc<Cache>) -> Result<Tree> {
+/// Table `id`'s tree: as `record` (its last checkpoint) left it, or a new, empty one. Its
+/// blocks are compressed by the table's `block_compressor`, found in `compressors` at first use.
+fn open_tree(
+    disk: &Arc<Disk>,
+    spec: &TableSpec,
+    record: Option<TreeRecord>,
+    cache: &Arc<Cache>,
+    compressors: &Arc<Compressors>,
+) -> Result<Tree> {
     let name = tree_file(spec.id);
     let cache = Arc::clone(cache);
+    let codec = Codec::named(&spec.block_compressor, compressors);
     Ok(match record {
-        Some(record) => Tree::open(BlockFile::open(disk, &name, record.space)?, record.root, spec.pages, cache),
-        None => Tree::create(BlockFile::create(disk, &name)?, spec.pages, cache),
+        Some(record) => Tree::open(BlockFile::open(disk, &name, record.space)?.with_codec(codec), record.root, spec.pages, cache),
+        None => Tree::create(BlockFile::create(disk, &name)?.with_codec(codec), spec.pages, cache),
     })
 }
 

@@ -267,6 +267,46 @@ fn a_checkpoint_removes_journal_files_it_replaces() {
     assert_eq!(a.get("late").as_deref(), Some("1"));
 }
 
+/// A checkpoint's snapshot, taken after it rotated the journal, may hold commits whose records
+/// are only buffered. If the process then dies with them, recovery must not replay older
+/// records of the same keys over the checkpoint's newer copies: that recovered half of a
+/// transaction (a new key present, its update of an existing key not) in `journal_kill`.
+#[test]
+fn a_checkpoint_holds_no_commit_its_journal_could_lose() {
+    let dir = home();
+    let conn = open(&dir, "create,log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    let mut b = S::new(&conn, "a");
+    a.txn(Some("sync=on"), &[("n", "1"), ("x1", "-")]).unwrap();
+    let durable = conn.durable().unwrap();
+    durable.freeze_journal();
+    let txn = b.s.txn_mut();
+    let horizon = txn.horizon_now();
+    let stamps = txn.checkpoint_bounds();
+    durable
+        .checkpoint(
+            conn.registry(),
+            || {
+                // Between the rotation and the snapshot: one commit synced (its record is in
+                // the new file), then one buffered, which the process loses.
+                a.txn(Some("sync=on"), &[("n", "2"), ("x2", "-")]).unwrap();
+                a.txn(Some("sync=off"), &[("n", "3"), ("x3", "-")]).unwrap();
+                txn.checkpoint_view()
+            },
+            &|| horizon,
+            stamps,
+        )
+        .unwrap();
+    drop((a, b));
+    crash(conn);
+    let conn = open(&dir, "log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "a");
+    let n = a.get("n");
+    let x3 = a.get("x3");
+    assert_eq!((n.as_deref(), x3.is_some()), (Some("3"), true), "the last transaction whole");
+    assert_eq!(a.get("x2").as_deref(), Some("-"));
+}
+
 #[test]
 fn a_torn_tail_ends_replay_and_is_cut_off() {
     let dir = home();

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::pack::Format;
+use crate::pack::{self, Arg, Format};
 
 use super::columns::{Columns, Value};
 use super::{Registry, Table};
@@ -172,6 +172,25 @@ impl Layout {
         } else {
             super::columns::pack_values(&index.key_format, index.columns.iter().map(|&p| &row[p]), out)?;
         }
+        out.extend_from_slice(pk);
+        Ok(())
+    }
+
+    /// Whether every index is of columns with a key that does not end in an item, so that
+    /// [`index_key_of_items`](Self::index_key_of_items) makes its keys.
+    pub fn indices_of_items(&self) -> bool {
+        self.indices.iter().all(|i| i.extract.is_none() && !i.key_format.as_str().ends_with(['u', 'U']))
+    }
+
+    /// [`index_key`](Self::index_key) from the row's items as the table's formats unpack them
+    /// (`key` then `value`, one per column), with no row of owned values built.
+    pub fn index_key_of_items(&self, at: usize, key: &[Arg<'_>], value: &[Arg<'_>], pk: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let index = &self.indices[at];
+        debug_assert!(index.extract.is_none() && !index.key_format.as_str().ends_with(['u', 'U']));
+        let item = |p: usize| if p < key.len() { key[p] } else { value[p - key.len()] };
+        let args: Vec<Arg<'_>> = index.columns.iter().map(|&p| item(p)).collect();
+        out.clear();
+        pack::pack(&index.key_format, &args, out)?;
         out.extend_from_slice(pk);
         Ok(())
     }

@@ -5,7 +5,7 @@ pub mod columns;
 pub mod layout;
 mod registry;
 mod table;
-#[cfg(any(test, loom))]
+#[cfg(loom)]
 pub(crate) use table::test_table;
 
 pub use registry::Registry;

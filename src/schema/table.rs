@@ -51,6 +51,8 @@ pub struct TableSpec {
     pub logged: bool,
     /// Page sizes of the table's tree (`leaf_page_max`, `internal_page_max`).
     pub pages: Limits,
+    /// `block_compressor=`: the registered compressor its pages are written with ("": none).
+    pub block_compressor: String,
 }
 
 /// A table: immutable description plus its data.
@@ -354,6 +356,16 @@ impl Table {
                 (tree_stats::CACHE_BYTES_INUSE, count(tree.cached_bytes() as u64)),
                 (tree_stats::CACHE_BYTES_WRITE, count(written)),
             ]);
+            let codec = tree.file().codec();
+            if !codec.name().is_empty() {
+                let c = &codec.stats;
+                snapshot.extend([
+                    (tree_stats::COMPRESS_WRITE_FAIL, count(c.failed.load(Ordering::Relaxed))),
+                    (tree_stats::COMPRESS_WRITE_TOO_SMALL, count(c.too_small.load(Ordering::Relaxed))),
+                    (tree_stats::COMPRESS_READ, count(tree.file().stats().compressed_read())),
+                    (tree_stats::COMPRESS_WRITE, count(c.written.load(Ordering::Relaxed))),
+                ]);
+            }
             // A page that cannot be read leaves the figures out (verify reports it).
             if let Ok(shape) = tree.shape(walk) {
                 snapshot.push((tree_stats::BTREE_MAXIMUM_DEPTH, count(shape.depth)));
@@ -433,6 +445,7 @@ pub(crate) fn test_table() -> Table {
         app_metadata: String::new(),
         logged: true,
         pages: Limits::default(),
+        block_compressor: String::new(),
     })
     .expect("a valid table")
 }
@@ -477,6 +490,15 @@ pub(crate) mod tree_stats {
     pub const CACHE_BYTES_INUSE: i32 = 2052;
     /// "cache: bytes written from cache": bytes the table's file was written
     pub const CACHE_BYTES_WRITE: i32 = 2055;
+    /// "compression: page written to disk failed to compress" (blocks, overflow items too;
+    /// tables with a compressor)
+    pub const COMPRESS_WRITE_FAIL: i32 = 2155;
+    /// "compression: page written to disk was too small to compress"
+    pub const COMPRESS_WRITE_TOO_SMALL: i32 = 2156;
+    /// "compression: pages read from disk"
+    pub const COMPRESS_READ: i32 = 2157;
+    /// "compression: pages written to disk"
+    pub const COMPRESS_WRITE: i32 = 2165;
 
     #[cfg(test)]
     #[test]
@@ -492,6 +514,10 @@ pub(crate) mod tree_stats {
             (BTREE_ROW_LEAF, "btree: row-store leaf pages"),
             (CACHE_BYTES_INUSE, "cache: bytes currently in the cache"),
             (CACHE_BYTES_WRITE, "cache: bytes written from cache"),
+            (COMPRESS_WRITE_FAIL, "compression: page written to disk failed to compress"),
+            (COMPRESS_WRITE_TOO_SMALL, "compression: page written to disk was too small to compress"),
+            (COMPRESS_READ, "compression: pages read from disk"),
+            (COMPRESS_WRITE, "compression: pages written to disk"),
         ] {
             assert_eq!(Family::DataSource.description(id), Some(text));
         }

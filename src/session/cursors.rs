@@ -663,6 +663,36 @@ impl Session {
         out
     }
 
+    /// [`Cursor::land_at_or_after`] for internal cursor `id` (an index cursor's scan), counted
+    /// as the `search_near` it stands for.
+    pub(super) fn land_at_or_after(&mut self, id: CursorId, prefix: &[u8]) -> Result<Option<bool>> {
+        let out = self.read_or_refresh(id, |c, epoch, view, fresh| c.land_at_or_after(prefix, epoch, view, fresh));
+        self.count(id, &SEARCH_NEAR, &out);
+        out
+    }
+
+    /// The value of `key` in internal cursor `id`'s table as the session's read view sees it,
+    /// into `out` as the application's, counted as a search of that cursor, which stays where
+    /// it is (an index cursor's look-up of its primary row); `WT_NOTFOUND` when there is none.
+    pub(super) fn read_into(&mut self, id: CursorId, key: &[u8], out: &mut crate::cursor::Held) -> Result<()> {
+        let found = if self.txn.is_prepared() {
+            Err(super::txn::prepared())
+        } else {
+            let view = self.txn.read_view();
+            let guard = scc::Guard::new();
+            self.cursors.get(id).table().layers().read(key, &view, &guard).map(|value| match value {
+                Some(value) => out.set_app(&value),
+                None => out.clear(),
+            })
+        };
+        let out = found.and_then(|()| if out.bytes().is_some() { Ok(()) } else { Err(crate::error::Error::quiet(Kind::NotFound)) });
+        if let Err(e) = &out {
+            self.read_failed(e.kind());
+        }
+        self.count(id, &SEARCH, &out);
+        out
+    }
+
     /// `WT_CURSOR::next`.
     pub fn next(&mut self, id: CursorId) -> Result<()> {
         let out = self.read(id, |c, epoch, view, _| c.next(epoch, view));

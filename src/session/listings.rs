@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use crate::config::{self, Method};
 use crate::conn::Connection;
+use crate::cursor::versions;
 use crate::cursor::listing::{log_key, log_value, Listing, Source, TableHold, LOG_KEY_FORMAT, LOG_VALUE_FORMAT};
 use crate::durable::redo::{self, Op};
 use crate::error::{Error, Kind, Result};
@@ -27,7 +28,9 @@ const LOGOP_ROW_REMOVE: u32 = 5;
 /// Whether `open_cursor(uri, config)` opens a [`Listing`] rather than a table cursor: the cheap
 /// test the open path makes before [`Session::open_listing`].
 pub fn is_listing(uri: &str, config: Option<&str>) -> bool {
-    uri.starts_with("log:") || uri.starts_with("metadata:") || config.is_some_and(|c| c.contains("checkpoint"))
+    uri.starts_with("log:")
+        || uri.starts_with("metadata:")
+        || config.is_some_and(|c| c.contains("checkpoint") || c.contains("dump_version"))
 }
 
 fn format(text: &str) -> Format {
@@ -63,6 +66,9 @@ impl Session {
             let rows = metadata_rows(conn, uri == "metadata:create");
             return Ok(Some(Listing::new(Source::Metadata, k, v, rows).showing("S", "S")));
         }
+        if cfg.bool("debug.dump_version") {
+            return self.open_versions(conn, uri).map(Some);
+        }
         let name = match cfg.str("checkpoint") {
             "" => return Ok(None),
             name => name,
@@ -83,6 +89,33 @@ impl Session {
         let hold = TableHold::new(table, record)?;
         let listing = Listing::new(Source::Checkpoint, k, v, rows).showing(key.as_str(), value.as_str());
         Ok(Some(listing.holding(hold).from_checkpoint(checkpoint)))
+    }
+}
+
+impl Session {
+    /// A version cursor (`debug=(dump_version=true)`) on `table:NAME` or its file
+    /// `file:NAME.wt` (`cursor::versions`).
+    fn open_versions(&mut self, conn: &Connection, uri: &str) -> Result<Listing> {
+        let name = match super::Uri::parse(uri)? {
+            super::Uri::Table(name) => name,
+            super::Uri::NotYet(uri) => match super::file_table(conn, uri)? {
+                Some(name) => name,
+                None => return Err(Error::unsupported(format!("version cursors on \"{uri}\" are not supported"))),
+            },
+        };
+        let (table, record) = self.table(conn, name)?;
+        let key = table.key_format().clone();
+        let value = Format::parse(&format!("{}{}", versions::METADATA_FORMAT, table.value_format().as_str()))?;
+        let hold = TableHold::new(table, record)?;
+        let shown = (key.as_str().to_string(), value.as_str().to_string());
+        let listing = if self.isolation() == crate::txn::Isolation::Snapshot {
+            Listing::new(Source::Versions, key, value, Vec::new())
+        } else {
+            // The reference's check (at each search, of the session's isolation).
+            let refused = Error::new(Kind::Rollback, "version cursor can only be called with snapshot isolation");
+            Listing::failing(Source::Versions, key, value, refused)
+        };
+        Ok(listing.showing(&shown.0, &shown.1).holding(hold))
     }
 }
 
@@ -172,7 +205,7 @@ fn file_config(table: &Table, id: Option<u64>, key: &str, value: &str) -> String
     let checkpoint = if id.is_empty() { "" } else { "checkpoint=,checkpoint_backup_info=,checkpoint_lsn=," };
     format!(
         "access_pattern_hint=none,allocation_size=4KB,app_metadata={am},{ASSERT},block_allocation=best,\
-         block_compressor=,cache_resident=false,{checkpoint}checksum=on,collator=,columns=,dictionary=0,\
+         block_compressor={bc},cache_resident=false,{checkpoint}checksum=on,collator=,columns=,dictionary=0,\
          encryption=(keyid=,name=),format=btree,huffman_key=,huffman_value=,{id}ignore_in_memory_cache_size=false,\
          internal_item_max=0,internal_key_max=0,internal_key_truncate=true,internal_page_max={ipm},\
          key_format={key},key_gap=10,leaf_item_max=0,leaf_key_max=0,leaf_page_max={lpm},leaf_value_max=0,\
@@ -181,6 +214,7 @@ fn file_config(table: &Table, id: Option<u64>, key: &str, value: &str) -> String
          split_deepen_per_child=0,split_pct=90,tiered_object=false,{TIERED},value_format={value},verbose=[],\
          version=(major=2,minor=1),write_timestamp_usage=none",
         am = spec.app_metadata,
+        bc = spec.block_compressor,
         logged = spec.logged,
         ipm = size(spec.pages.internal_page_max),
         lpm = size(spec.pages.leaf_page_max),
@@ -227,7 +261,7 @@ fn create_entries(table: &Table) -> Vec<(&'static str, String)> {
     let create = |key: &str, value: &str, columns: &str, source: &str, colgroup: bool| {
         format!(
             "access_pattern_hint=none,allocation_size=4KB,app_metadata={am},{ASSERT},block_allocation=best,\
-             block_compressor=,cache_resident=false,checksum=on,colgroups=,collator=,columns={columns},dictionary=0,\
+             block_compressor={bc},cache_resident=false,checksum=on,colgroups=,collator=,columns={columns},dictionary=0,\
              encryption=(keyid=,name=),exclusive=false,extractor=,format=btree,huffman_key=,huffman_value=,\
              ignore_in_memory_cache_size=false,immutable=false,{IMPORT},internal_item_max=0,internal_key_max=0,\
              internal_key_truncate=true,internal_page_max={ipm},key_format={key},key_gap=10,leaf_item_max=0,\
@@ -236,6 +270,7 @@ fn create_entries(table: &Table) -> Vec<(&'static str, String)> {
              prefix_compression_min=4,source={source},split_deepen_min_child=0,split_deepen_per_child=0,\
              split_pct=90,{tiered},type=file,value_format={value},verbose=[],write_timestamp_usage=none",
             am = spec.app_metadata,
+            bc = spec.block_compressor,
             logged = spec.logged,
             // The reference's column group entry alone names the tiered `shared` flag.
             tiered = if colgroup {

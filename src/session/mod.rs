@@ -21,6 +21,7 @@ pub use cursors::{Closed, CursorId, Entry, QuickClose, QuickOpen};
 pub use schema_cursor::SchemaCursor;
 pub use listings::is_listing;
 pub use schema_ops::Opened;
+use schema_ops::file_table;
 pub use statistics::StatsCursor;
 pub use truncate::Truncate;
 pub use uri::Uri;
@@ -120,6 +121,12 @@ impl Session {
         self.parked = false;
         self.stats().add(ConnStat::OpenSessions, 1);
         Ok(())
+    }
+
+    /// Tests: the session's transaction state.
+    #[cfg(test)]
+    pub(crate) fn txn_mut(&mut self) -> &mut Txn {
+        &mut self.txn
     }
 
     /// `WT_SESSION::close`, keeping the session's memory for [`reopen`](Self::reopen): closes
@@ -302,6 +309,11 @@ impl Session {
             self.tables.remove(name);
         }
         let table = conn.registry().get(name).ok_or(Error::quiet(crate::error::Kind::NoEntry))?;
+        if let Some(tree) = table.tree() {
+            // A table written with a compressor the application has not registered (again)
+            // since the database opened: the reference's `EINVAL` "unknown compressor".
+            tree.file().codec().resolve()?;
+        }
         let table_use = table.register_use();
         self.tables.insert(name.into(), (Arc::clone(&table), Arc::clone(&table_use)));
         Ok((table, table_use))

@@ -75,6 +75,8 @@ pub struct SchemaCursor {
     /// Per index, its custom extractor (None for an index of columns; the error of an
     /// unregistered one, reported by the first write, as the reference does).
     extractors: Vec<Option<Result<Arc<dyn Extractor>>>>,
+    /// A primary key copied out of an index entry (kept, so a search allocates nothing).
+    pk: Vec<u8>,
 }
 
 /// The format of raw cursors' keys and values: one item.
@@ -316,6 +318,7 @@ impl Session {
             value: Held::default(),
             join: join.then(Box::default),
             extractors,
+            pk: Vec::new(),
         }))
     }
 
@@ -451,8 +454,17 @@ impl Session {
         let Target::Index(at) = sc.target else { unreachable!("index cursors only") };
         let index = &sc.layout.indices[at];
         let key = sc.key_bytes()?;
+        let item_last = index.key_format.as_str().ends_with(['u', 'U']);
+        if sc.config.raw || !item_last {
+            // The key is the stored keys' prefix as it is: the first entry at or after it.
+            match self.land_at_or_after(sc.scan, key)? {
+                Some(true) => return Ok(0),
+                Some(false) => return Ok(1),
+                None => {}
+            }
+        }
         // A raw key is taken as the stored key's prefix as it is.
-        let prefix = if !sc.config.raw && index.key_format.as_str().ends_with(['u', 'U']) {
+        let prefix = if !sc.config.raw && item_last {
             // As the leading columns of the stored key, a last item carries its length.
             let mut values = unpack_values(&index.key_format, key)?;
             values.push(Value::Bytes(Vec::new()));
@@ -515,12 +527,9 @@ impl Session {
                 let n = crate::pack::unpack(&layout.indices[at].key_format, entry, &mut Skip)?;
                 // A raw index cursor's key is the whole stored key, as the reference's.
                 sc.key.set_app(if sc.config.raw { entry } else { &entry[..n] });
-                let pk = entry[n..].to_vec();
-                let id = sc.groups[0];
-                self.set_key_with(id, raw_fill(&pk));
-                self.search(id)?;
-                sc.value.set_app(self.cursors.get(id).value_bytes()?);
-                return Ok(());
+                sc.pk.clear();
+                sc.pk.extend_from_slice(&entry[n..]);
+                return self.read_into(sc.groups[0], &sc.pk, &mut sc.value);
             }
             Target::Index(at) => {
                 let index = &layout.indices[at];
@@ -597,20 +606,15 @@ impl Session {
         if write != Write::Remove {
             sc.value.check("requires value be set")?;
         }
-        let layout = Arc::clone(&sc.layout);
-        let kc = layout.columns.key_count();
-        let mut row = layout.columns.empty_row();
-        if !append {
-            place(&mut row, 0..kc, unpack_values(layout.table.key_format(), sc.key_bytes()?)?);
-        }
-        if write != Write::Remove {
-            place(&mut row, sc.projection.iter().copied(), unpack_values(&sc.value_format, sc.value_bytes()?)?);
-        }
         let own = !self.txn.is_running();
         if own {
             self.txn.begin(None, Default::default())?;
         }
-        let out = self.write_row(sc, write, append, &mut row);
+        let out = if write == Write::Insert && !append && sc.direct && sc.layout.indices_of_items() {
+            self.insert_items(sc)
+        } else {
+            self.write_values(sc, write, append)
+        };
         if own {
             let end = if out.is_ok() { self.txn.commit() } else { self.txn.rollback() };
             self.copy_epoch += 1;
@@ -620,6 +624,52 @@ impl Session {
             }
         }
         out
+    }
+
+    /// A write through the row of owned values the cursor's key and value make.
+    fn write_values(&mut self, sc: &mut SchemaCursor, write: Write, append: bool) -> Result<()> {
+        let layout = Arc::clone(&sc.layout);
+        let kc = layout.columns.key_count();
+        let mut row = layout.columns.empty_row();
+        if !append {
+            place(&mut row, 0..kc, unpack_values(layout.table.key_format(), sc.key_bytes()?)?);
+        }
+        if write != Write::Remove {
+            place(&mut row, sc.projection.iter().copied(), unpack_values(&sc.value_format, sc.value_bytes()?)?);
+        }
+        self.write_row(sc, write, append, &mut row)
+    }
+
+    /// The common insert (a direct cursor, one value store, indices of columns): the row goes
+    /// in as the application packed it, and each index key is packed from the items of the
+    /// key and value, borrowed, with no row of owned values built. A key that exists is
+    /// written as an update when the cursor overwrites.
+    fn insert_items(&mut self, sc: &mut SchemaCursor) -> Result<()> {
+        let layout = Arc::clone(&sc.layout);
+        let (key, value) = (sc.key_bytes()?, sc.value_bytes()?);
+        // Unpacked first, as a row of values would be: a raw cursor's malformed item fails here.
+        let (mut key_items, mut value_items) = (Vec::new(), Vec::new());
+        crate::pack::unpack(layout.table.key_format(), key, &mut key_items)?;
+        crate::pack::unpack(&sc.value_format, value, &mut value_items)?;
+        let first = sc.groups[0];
+        self.set_key_with(first, raw_fill(key));
+        self.set_value_with(first, raw_fill(value));
+        match self.insert(first) {
+            Ok(()) => {}
+            Err(e) if e.kind() == Kind::DuplicateKey && sc.config.overwrite => {
+                return self.write_values(sc, Write::Update, false);
+            }
+            Err(e) => return Err(e),
+        }
+        let mut index_key = Vec::new();
+        for at in 0..layout.indices.len() {
+            layout.index_key_of_items(at, &key_items, &value_items, key, &mut index_key)?;
+            let id = sc.indices[at];
+            self.set_key_with(id, raw_fill(&index_key));
+            self.set_value_with(id, raw_fill(&[]));
+            self.insert(id)?;
+        }
+        Ok(())
     }
 
     fn write_row(&mut self, sc: &mut SchemaCursor, write: Write, append: bool, row: &mut [Value]) -> Result<()> {

@@ -49,6 +49,7 @@ impl Session {
         let schema = if groups.is_empty() { String::new() } else { format!("colgroups={}", groups.join(",")) };
         conn.extensions().check_create(ExtensionKind::Collator, cfg.str("collator"))?;
         conn.extensions().check_create(ExtensionKind::Compressor, cfg.str("block_compressor"))?;
+        // In memory a compressor is accepted and never called, as the reference (no pages).
         // `extractor=` only means something on an index: a table ignores it, as the reference.
         let encryption = cfg.str("encryption.name");
         if !encryption.is_empty() && encryption != "none" {
@@ -66,6 +67,10 @@ impl Session {
             pages: Limits {
                 leaf_page_max: cfg.int("leaf_page_max") as usize,
                 internal_page_max: cfg.int("internal_page_max") as usize,
+            },
+            block_compressor: match cfg.str("block_compressor") {
+                "none" => String::new(),
+                name => name.to_string(),
             },
         };
         check_columns(&spec)?;
@@ -224,7 +229,10 @@ impl Session {
         }
         let name = match Uri::parse(uri)? {
             Uri::Table(name) => name,
-            Uri::NotYet(uri) => return Err(Error::unsupported(format!("cursors on \"{uri}\" are not supported yet"))),
+            Uri::NotYet(uri) => match file_table(conn, uri)? {
+                Some(name) => name,
+                None => return Err(Error::unsupported(format!("cursors on \"{uri}\" are not supported yet"))),
+            },
         };
         let (table, table_use) = self.table(conn, name)?;
         table.acquire(&table_use)?;
@@ -256,6 +264,23 @@ impl Session {
         }
         Ok(opened)
     }
+}
+
+/// The table whose file `file:NAME.wt` is (the reference's name of a table's B-tree): `Some`
+/// for a table without column groups or indices (a cursor on its file is a cursor on its rows),
+/// `ENOENT` for no such table, `None` for other `file:` names (not supported).
+pub(super) fn file_table<'u>(conn: &Connection, uri: &'u str) -> Result<Option<&'u str>> {
+    let Some(name) = uri.strip_prefix("file:").and_then(|f| f.strip_suffix(".wt")) else { return Ok(None) };
+    if name.is_empty() || name.contains(':') {
+        return Ok(None);
+    }
+    let Some(table) = conn.registry().get(name) else { return Err(Error::quiet(Kind::NoEntry)) };
+    if crate::schema::layout::is_composite(&table) {
+        return Err(Error::unsupported(format!(
+            "{uri}: cursors on the file of a table with column groups or indices are not supported"
+        )));
+    }
+    Ok(Some(name))
 }
 
 /// Checkpoint cursors (`checkpoint=NAME`) are opened before this path (`Session::open_listing`);

@@ -12,6 +12,7 @@ use crate::schema::TableSpec;
 
 use std::sync::Arc;
 
+use crate::conn::extensions::ExtensionKind;
 use crate::schema::Table;
 
 use super::{CursorId, Session};
@@ -36,6 +37,7 @@ impl Session {
         if table_busy(conn, parent) {
             return Err(Error::new(Kind::Busy, format!("Can't create an index for table: {parent}")));
         }
+        conn.extensions().check_create(ExtensionKind::Compressor, cfg.str("block_compressor"))?;
         let spec = table.spec();
         let columns = Columns::new(table.key_format(), table.value_format(), &spec.columns);
         let mut names: Vec<String> = cfg.list("columns").into_iter().map(str::to_string).collect();
@@ -102,6 +104,10 @@ impl Session {
             },
             logged: spec.logged,
             pages: Limits::default(),
+            block_compressor: match cfg.str("block_compressor") {
+                "none" => String::new(),
+                name => name.to_string(),
+            },
         };
         if conn.registry().get(uri).is_some() {
             return if cfg.bool("exclusive") { Err(Error::quiet(Kind::Exists)) } else { Ok(()) };

@@ -21,17 +21,35 @@ pub struct Entry {
     version: Shared<Version>,
     /// The key, kept only where the slot may have to leave the index by key: for removals
     /// (once every reader sees them) and for writes into an empty slot (if rolled back).
-    key: Option<Box<[u8]>>,
+    key: EntryKey,
+    /// A value written into an empty slot: once committed, the slot's only version.
+    first_value: bool,
+}
+
+/// Where an entry's key is.
+enum EntryKey {
+    None,
+    /// Uncommitted: `len` bytes at `at` in its table log's `keys` (no allocation per write).
+    At { at: u32, len: u32 },
+    /// Committed and still queued.
+    Owned(Box<[u8]>),
 }
 
 impl Entry {
-    /// The version just installed in `slot` (both under the writer's guard); `key` as above.
-    pub fn new(slot: Ptr<'_, Slot>, version: Ptr<'_, Version>, key: Option<&[u8]>) -> Entry {
-        // Neither can be unreferenced: the slot holds the version (no one else replaces an
-        // uncommitted head), and a slot holding a version is in the index.
-        let slot = slot.get_shared().expect("the written slot is referenced by the index");
-        let version = version.get_shared().expect("the written version is the slot's head");
-        Entry { slot, version, key: key.map(Box::from) }
+
+    /// Whether reclamation has nothing to do for it once committed: a one-version chain has
+    /// no history to prune and is no removal to retire (versions with an application
+    /// timestamp stay queued: a merge may put a base under them).
+    fn settled(&self) -> bool {
+        self.first_value && self.version.start_ts.load(Relaxed) == 0
+    }
+
+    /// The key of a queued (committed) entry.
+    fn owned_key(&self) -> Option<&[u8]> {
+        match &self.key {
+            EntryKey::Owned(key) => Some(key),
+            _ => None,
+        }
     }
 }
 
@@ -46,6 +64,19 @@ struct TableLog {
     /// Committed versions (with their commit timestamps, oldest first) whose slots may hold
     /// history, or tombstones, that readers still need.
     committed: Committed,
+    /// The keys of `uncommitted` entries that keep one, back to back.
+    keys: Vec<u8>,
+}
+
+impl TableLog {
+    /// The key of an uncommitted entry.
+    fn key_of<'a>(&'a self, entry: &'a Entry) -> Option<&'a [u8]> {
+        match entry.key {
+            EntryKey::None => None,
+            EntryKey::At { at, len } => Some(&self.keys[at as usize..(at + len) as usize]),
+            EntryKey::Owned(ref key) => Some(key),
+        }
+    }
 }
 
 /// A session's logs.
@@ -54,11 +85,22 @@ pub struct Logs {
     tables: Vec<TableLog>,
     /// Entries in every `committed` queue.
     queued: usize,
+    /// Entries committed and dropped at once ([`Entry::settled`]) since the last
+    /// [`rescanned`](Self::rescanned): they count toward the next horizon refresh as queued
+    /// ones would (else a session writing mostly new keys would seldom refresh it, and the
+    /// history its updates left would wait).
+    settled: usize,
 }
 
 impl Logs {
-    /// Records an uncommitted write to `table`.
-    pub fn add(&mut self, table: &Arc<Table>, entry: Entry) {
+    /// Records an uncommitted write to `table`: the version just installed in `slot` (both
+    /// under the writer's guard); `key` for removals and writes into an empty slot, which
+    /// `first_value` marks when the version is a value.
+    pub fn add(&mut self, table: &Arc<Table>, slot: Ptr<'_, Slot>, version: Ptr<'_, Version>, key: Option<&[u8]>, first_value: bool) {
+        // Neither can be unreferenced: the slot holds the version (no one else replaces an
+        // uncommitted head), and a slot holding a version is in the index.
+        let slot = slot.get_shared().expect("the written slot is referenced by the index");
+        let version = version.get_shared().expect("the written version is the slot's head");
         let log = match self.tables.iter().position(|l| Arc::ptr_eq(&l.table, table)) {
             Some(i) => &mut self.tables[i],
             None => {
@@ -66,11 +108,20 @@ impl Logs {
                     table: Arc::clone(table),
                     uncommitted: Vec::new(),
                     committed: VecDeque::new(),
+                    keys: Vec::new(),
                 });
                 self.tables.last_mut().expect("just pushed")
             }
         };
-        log.uncommitted.push(entry);
+        let key = match key {
+            Some(key) => {
+                let at = log.keys.len() as u32;
+                log.keys.extend_from_slice(key);
+                EntryKey::At { at, len: key.len() as u32 }
+            }
+            None => EntryKey::None,
+        };
+        log.uncommitted.push(Entry { slot, version, key, first_value });
     }
 
     /// Whether the running transaction has written.
@@ -160,10 +211,19 @@ impl Logs {
     /// Queues the versions stamped with `ts` for reclamation (after the commit is published).
     pub fn committed(&mut self, ts: u64) {
         for log in &mut self.tables {
-            for entry in log.uncommitted.drain(..) {
+            for mut entry in log.uncommitted.drain(..) {
+                // Dropped at once (its references let go) instead of by `reclaim`.
+                if entry.settled() {
+                    self.settled += 1;
+                    continue;
+                }
+                if let EntryKey::At { at, len } = entry.key {
+                    entry.key = EntryKey::Owned(Box::from(&log.keys[at as usize..(at + len) as usize]));
+                }
                 log.committed.push_back((ts, entry));
                 self.queued += 1;
             }
+            log.keys.clear();
         }
     }
 
@@ -179,19 +239,31 @@ impl Logs {
                 if std::ptr::eq(head.as_ptr(), entry.version.as_ptr()) {
                     entry.slot.unlink_pending(head, &guard);
                 }
-                if let Some(key) = &entry.key {
+                if let Some(key) = log.key_of(&entry) {
                     if entry.slot.head.load(Acquire, &guard).is_null() {
                         // A key this transaction created: its emptied slot leaves the index.
                         log.table.index().retire_if_removed(key, &entry.slot, 0, 0, &guard);
                     }
                 }
             }
+            log.keys.clear();
         }
     }
 
     /// Committed entries waiting for reclamation.
     pub fn queued(&self) -> usize {
         self.queued
+    }
+
+    /// Committed entries since the last [`rescanned`](Self::rescanned): those still queued
+    /// and those dropped at commit.
+    pub fn committed_since_rescan(&self) -> usize {
+        self.queued + self.settled
+    }
+
+    /// The horizon was just refreshed.
+    pub fn rescanned(&mut self) {
+        self.settled = 0;
     }
 
     /// Reclaims what no reader at or after `horizon` can see: prunes the history of every
@@ -207,7 +279,7 @@ impl Logs {
                 }
                 let guard = guard.get_or_insert_with(Guard::new);
                 entry.slot.prune(horizon.seq, horizon.ts, guard);
-                if let Some(key) = &entry.key {
+                if let Some(key) = entry.owned_key() {
                     log.table.index().retire_if_removed(key, &entry.slot, horizon.seq, horizon.ts, guard);
                 }
                 log.committed.pop_front();
@@ -256,7 +328,7 @@ impl Logs {
                 log.committed.extend(entries);
                 log.committed.make_contiguous().sort_by_key(|(ts, _)| *ts);
             }
-            None => self.tables.push(TableLog { table, uncommitted: Vec::new(), committed: entries }),
+            None => self.tables.push(TableLog { table, uncommitted: Vec::new(), committed: entries, keys: Vec::new() }),
         }
     }
 }

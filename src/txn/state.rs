@@ -16,7 +16,7 @@ use crate::store::{Data, Horizon, Mode, ReadView, Refused, WriteCtx, NO_READ_TS,
 use crate::stats::counters::{ConnStat, OwnedSlot, SlotRef};
 
 use super::clock::backoff;
-use super::log::{Entry, Logs};
+use super::log::Logs;
 use super::timestamps::{TxnTimestamps, TS_NONE};
 use super::{Isolation, TxnShared};
 
@@ -861,7 +861,8 @@ impl Txn {
                         }
                     }
                     let keep_key = value.is_none() || written.was_empty;
-                    self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
+                    let first_value = written.was_empty && value.is_some();
+                    self.logs.add(table, written.slot, written.version, keep_key.then_some(key), first_value);
                     // Tables with `log=(enabled=false)` take timestamps and stay out of the journal.
                     if let Some(redo) = self.redo.as_mut().filter(|_| !table.uses_timestamps()) {
                         redo.record(table.id(), key, value);
@@ -927,7 +928,7 @@ impl Txn {
             let keep_key = value.is_none() || written.was_empty;
             let journalled = self.redo.is_some() && !table.uses_timestamps();
             if journalled || !(written.was_empty && value.is_some()) {
-                self.logs.add(table, Entry::new(written.slot, written.version, keep_key.then_some(key)));
+                self.logs.add(table, written.slot, written.version, keep_key.then_some(key), written.was_empty && value.is_some());
             }
             if let Some(redo) = self.redo.as_mut().filter(|_| journalled) {
                 redo.record(table.id(), key, value);
@@ -972,8 +973,9 @@ impl Txn {
         if self.logs.queued() == 0 {
             return;
         }
-        if self.logs.queued() >= self.scan_at {
+        if self.logs.committed_since_rescan() >= self.scan_at {
             self.refresh_oldest();
+            self.logs.rescanned();
             let left = self.logs.reclaim(self.horizon());
             self.scan_at = left + RESCAN_EVERY;
         } else {

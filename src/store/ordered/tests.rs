@@ -195,8 +195,11 @@ fn concurrent_writers_and_walking_readers() {
                             assert_eq!(c.get().map(|e| e.key.as_bytes()), Some(&key[..]), "seek missed {k}");
                         }
                         let mut c = tree.seek_ge(&p, true, &guard);
-                        if c.get().is_some() {
-                            assert_eq!(c.prev().map(|e| e.key.as_bytes()), Some(&key[..]), "prev missed {k}");
+                        if let Some(landed) = c.get().map(|e| e.key.as_bytes().to_vec()) {
+                            // `k` stays, so the step back lands on it, or on a key a writer
+                            // put between it and the landing place since.
+                            let back = c.prev().map(|e| e.key.as_bytes().to_vec()).unwrap_or_else(|| panic!("prev missed {k}"));
+                            assert!(&key[..] <= &back[..] && back < landed, "prev from {landed:?} missed {k}: {back:?}");
                         }
                     }
                     walks += 1;
