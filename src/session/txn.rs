@@ -301,17 +301,6 @@ impl Session {
         id: CursorId,
         op: impl FnOnce(&mut Cursor, u64, ReadView, &mut dyn FnMut() -> Option<ReadView>) -> Result<T>,
     ) -> Result<T> {
-        if !self.txn.is_prepared() {
-            if let Err(e) = self.cursors.get(id).require_key() {
-                // Refused before it reads: the reference checks the key before it takes a
-                // snapshot, so a search without a key starts no read snapshot (difftest seed
-                // 2010).
-                let epoch = self.copy_epoch;
-                self.cursors.with(id, |c| c.fail(epoch));
-                self.read_failed(e.kind());
-                return Err(e);
-            }
-        }
         let sole = self.cursors.positioned() == 1;
         self.read(id, |c, epoch, mut view, txn| {
             let mut gives_up_last = sole && c.is_positioned();
@@ -324,6 +313,22 @@ impl Session {
             let mut fresh = || if gives_up_last { txn.fresh_view() } else { None };
             op(c, epoch, view, &mut fresh)
         })
+    }
+
+    /// `EINVAL` for a search of cursor `id` without a key, refused before it reads: the
+    /// reference checks the key before it takes a snapshot, so such a search starts no read
+    /// snapshot (difftest seed 2010).
+    pub(super) fn refuse_keyless(&mut self, id: CursorId) -> Result<()> {
+        if self.txn.is_prepared() {
+            return Ok(());
+        }
+        let Err(e) = self.cursors.get(id).require_key() else {
+            return Ok(());
+        };
+        let epoch = self.copy_epoch;
+        self.cursors.with(id, |c| c.fail(epoch));
+        self.read_failed(e.kind());
+        Err(e)
     }
 
     /// Ends the auto-commit or read-committed read snapshot once no cursor is positioned.
