@@ -244,6 +244,9 @@ impl BlockFile {
             .map_err(|e| Error::io(format!("{}: open", disk.show(name)), &e))?;
         let bf = BlockFile::with(disk, name, file, record);
         let header = bf.pread_new(12, 0)?;
+        if header.len() < 12 && bf.file_len()? >= 12 {
+            return Err(bf.short_read(0, header.len(), 12));
+        }
         let word = |i: usize| header.get(i..i + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
         if header.len() < 12 || word(0) != MAGIC {
             return Err(bf.damaged(0, "not a block file (bad header)"));
@@ -353,6 +356,9 @@ impl BlockFile {
         }
         let mut buf = self.pread_new(addr.size as usize, addr.offset)?;
         if buf.len() < addr.size as usize {
+            if self.file_len().is_ok_and(|len| addr.offset + size <= len) {
+                return Err(self.short_read(addr.offset, buf.len(), addr.size as usize));
+            }
             return Err(self.damaged(addr.offset, &format!("block of {size} bytes runs past the end of the file")));
         }
         let word = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]);
@@ -379,18 +385,28 @@ impl BlockFile {
     }
 
     /// Reads up to `len` bytes at `offset` into a new buffer, not zeroed first (a page read is
-    /// mostly a copy; zeroing 32 KB first cost as much again). Returns what was read.
+    /// mostly a copy; zeroing 32 KB first cost as much again). Returns what was read. Tests may
+    /// fail a read, or cut it short as if the file ended there (`Disk::read_fault`).
     fn pread_new(&self, len: usize, offset: u64) -> Result<Vec<u8>> {
         let mut buf: Vec<u8> = Vec::with_capacity(len);
         let mut at = 0;
         while at < len {
             let off = libc::off_t::try_from(offset + at as u64).map_err(|_| self.damaged(offset, "offset out of range"))?;
+            let (want, last) = match self.disk.read_fault(len - at) {
+                None => (len - at, false),
+                Some(f) if f.short_read => (f.keep, true),
+                Some(f) => return Err(self.os("pread", &std::io::Error::from_raw_os_error(f.errno))),
+            };
             // SAFETY: the pointer is `at` bytes into `buf`'s allocation of `len` bytes, and pread
-            // writes at most `len - at` bytes there; the bytes become part of the vector (by
-            // `set_len` below) only once written.
-            let n = unsafe { libc::pread(self.file.as_raw_fd(), buf.as_mut_ptr().add(at).cast(), len - at, off) };
+            // writes at most `want <= len - at` bytes there; the bytes become part of the vector
+            // (by `set_len` below) only once written.
+            let n = unsafe { libc::pread(self.file.as_raw_fd(), buf.as_mut_ptr().add(at).cast(), want, off) };
             match n {
                 0 => break,
+                n if n > 0 && last => {
+                    at += n as usize;
+                    break;
+                }
                 n if n > 0 => at += n as usize,
                 _ => {
                     let e = std::io::Error::last_os_error();
@@ -543,6 +559,13 @@ impl BlockFile {
 
     fn os(&self, call: &str, e: &std::io::Error) -> Error {
         Error::io(format!("{}: {call}", self.shown), e)
+    }
+
+    /// A read of a file long enough for it that got only `got` of `want` bytes: the read
+    /// failed (`EIO`), the file is not damaged.
+    fn short_read(&self, offset: u64, got: usize, want: usize) -> Error {
+        let what = format!("{}: offset {offset}: pread got {got} of {want} bytes", self.shown);
+        Error::io(what, &std::io::Error::from_raw_os_error(libc::EIO))
     }
 
     fn damaged(&self, offset: u64, what: &str) -> Error {

@@ -243,7 +243,8 @@ impl Cursor {
         self.value.bytes().ok_or_else(|| Error::invalid("requires value be set"))
     }
 
-    fn require_key(&self) -> Result<()> {
+    /// `EINVAL` when no key is set.
+    pub fn require_key(&self) -> Result<()> {
         self.key.check("requires key be set")
     }
 
@@ -595,8 +596,12 @@ impl Cursor {
         // A value the cursor read becomes the application's once a write takes it as its own
         // (traces/README.md §5.3): it survives this write failing.
         self.value.mark_app();
+        // A cursor on its record updates it without looking it up again, whatever `overwrite`
+        // says: the record counts as existing even if it was removed since, and only a write
+        // conflict stops the update (the reference's positioned update; difftest seed 1019).
+        let on_record = self.on_record();
         if !txn.can_write() {
-            if !self.config.overwrite && !self.exists(txn.read_view())? {
+            if !self.config.overwrite && !on_record && !self.exists(txn.read_view())? {
                 return Err(self.missing(epoch));
             }
             return Err(self.refused_at_isolation());
@@ -604,6 +609,11 @@ impl Cursor {
         let mut mode = if self.config.overwrite { Mode::Upsert } else { Mode::UpdateExisting };
         if self.fixed && mode == Mode::UpdateExisting && self.fixed_exists(txn)? {
             // A record below the largest exists even when it is not stored.
+            mode = Mode::Upsert;
+        } else if mode == Mode::UpdateExisting && on_record && !self.changed_since_held_view(txn) {
+            // An auto-commit update that conflicts with a commit made since the session's held
+            // snapshot is retried as an update by key in a fresh snapshot, which does check
+            // that the record exists: left as `UpdateExisting`.
             mode = Mode::Upsert;
         }
         if let Err(refused) = txn.write(&self.table, self.key.raw(), Some(self.value.raw()), mode) {
@@ -626,31 +636,30 @@ impl Cursor {
         if self.key_out_of_bounds() {
             return Err(self.missing(epoch));
         }
+        let on_record = self.on_record();
         if !txn.can_write() {
-            // Unlike update and insert, the reference finds a refused remove's key only if both
-            // the read snapshot the session holds and the newest version, committed or not,
-            // have it (difftest seeds 2 and 40; c-tests/traces/difftest_regressions.trace).
+            // Unlike update and insert, the reference finds a refused remove's key by key only
+            // if both the read snapshot the session holds and the newest version, committed or
+            // not, have it (difftest seeds 2 and 40; c-tests/traces/difftest_regressions.trace).
+            // A cursor on its record does not look it up again: only a newest version that is
+            // itself a removal makes it missing; a record whose every version was rolled back
+            // is still there (difftest seed 1068).
             let newest = ReadView::uncommitted(TXN_COMMITTED);
-            if !self.exists(txn.read_view())? || !self.exists(newest)? {
+            let missing = if on_record && !self.fixed {
+                self.newest_is_removal(newest)
+            } else {
+                !self.exists(txn.read_view())? || !self.exists(newest)?
+            };
+            if missing {
                 return Err(self.missing_removal(epoch));
             }
             // Unlike insert and update, a remove does not make the key the application's.
             return Err(refused_at_isolation());
         }
-        let on_record = self.positioned && self.key.owner() == Owner::Engine;
-        if on_record {
+        if on_record && self.changed_since_held_view(txn) {
             // An auto-commit remove of the record the cursor is on, while the session holds its
             // read snapshot, conflicts with a commit made to it since (difftest seed 1091).
-            if let Some(view) = txn.held_autocommit_view() {
-                let guard = Guard::new();
-                let newer = self.table.index().head(self.key.raw(), &guard).is_some_and(|v| {
-                    let ts = v.commit_ts.load(std::sync::atomic::Ordering::Acquire);
-                    ts != crate::store::TS_PENDING && ts > view.ts
-                });
-                if newer {
-                    return Err(self.conflict_removal(epoch));
-                }
-            }
+            return Err(self.conflict_removal(epoch));
         }
         if self.fixed {
             self.fixed_remove(epoch, txn)?;
@@ -668,6 +677,33 @@ impl Cursor {
             self.reset();
         }
         Ok(())
+    }
+
+    /// Whether the cursor is on a record it found (not only holding a key the application set):
+    /// the reference's positioned writes act on that record without looking it up again.
+    fn on_record(&self) -> bool {
+        self.positioned && self.key.owner() == Owner::Engine
+    }
+
+    /// Whether the session holds its auto-commit read snapshot and the cursor's record was
+    /// committed to after it: the reference's positioned write then conflicts with that commit.
+    fn changed_since_held_view(&self, txn: &Txn) -> bool {
+        let Some(view) = txn.held_autocommit_view() else {
+            return false;
+        };
+        let guard = Guard::new();
+        self.table.index().head(self.key.raw(), &guard).is_some_and(|v| {
+            let ts = v.commit_ts.load(std::sync::atomic::Ordering::Acquire);
+            ts != crate::store::TS_PENDING && ts > view.ts
+        })
+    }
+
+    /// Whether the newest version of the cursor's key in memory that `newest` sees (rolled-back
+    /// ones are gone) is a removal.
+    fn newest_is_removal(&self, newest: ReadView) -> bool {
+        let guard = Guard::new();
+        let head = self.table.index().head(self.key.raw(), &guard);
+        head.and_then(|v| v.data_in(&newest, &guard)).is_some_and(|d| d.bytes().is_none())
     }
 
     /// Whether the key that is set names a record live in `view`.

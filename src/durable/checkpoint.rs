@@ -106,7 +106,7 @@ pub fn load(disk: &Disk, no: u64, mut row: impl FnMut(u64, &[u8], &[u8])) -> Res
     let shown = disk.show(&fname);
     let file = std::fs::File::open(disk.path(&fname)).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
     let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
-    let mut r = FrameReader::new(BufReader::with_capacity(1 << 20, file), size);
+    let mut r = FrameReader::new(BufReader::with_capacity(1 << 20, disk.reading(&file)), size);
     let mut next = || -> Result<Vec<u8>> {
         match r.next_frame().map_err(|e| Error::io(format!("{shown}: read"), &e))? {
             Next::Frame(p) => Ok(p),

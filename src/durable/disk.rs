@@ -1,10 +1,12 @@
 //! The database's directory: file names, whole-file replacement (write a temporary file, sync
 //! it, rename it over the old one, sync the directory), the home lock, and the one place every
 //! write, sync, rename and truncate of the engine's files goes through, so that tests can fail
-//! them ([`Faults`]: a full disk, failed or short writes, failed syncs and renames).
+//! them ([`Faults`]: a full disk, failed or short writes, failed syncs and renames), as do the
+//! reads of recovery and open ([`Reading`]) and of pages ([`Disk::read_fault`]).
 
+use std::cell::Cell;
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -12,7 +14,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Kind, Result};
 
-use super::faults::{Call, Faults};
+use super::faults::{Call, Faults, Injected};
 
 /// The lock file (the reference's name: programs and tools look for it).
 pub const LOCK_FILE: &str = "WiredTiger.lock";
@@ -68,6 +70,27 @@ impl Disk {
     /// Lets writes add only `bytes` more bytes; then they fail with `ENOSPC` (tests).
     pub fn limit_writes(&self, bytes: Option<u64>) {
         self.faults.limit_writes(bytes);
+    }
+
+    /// Whether a read of `len` bytes fails, and how (for readers that call `pread` themselves).
+    #[inline]
+    pub fn read_fault(&self, len: usize) -> Option<Injected> {
+        self.faults.check(Call::Read, len)
+    }
+
+    /// `file` (one of the directory's) read through the fault plan.
+    pub fn reading<'a>(&'a self, file: &'a File) -> Reading<'a> {
+        Reading { file, faults: &self.faults, pos: 0, end: Cell::new(u64::MAX) }
+    }
+
+    /// The whole of `name` (a file no one writes meanwhile), read through the fault plan: a
+    /// read that ends before the file's size is an error.
+    pub fn read_all(&self, name: &str) -> io::Result<Vec<u8>> {
+        let file = File::open(self.path(name))?;
+        let len = usize::try_from(file.metadata()?.len()).map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+        let mut out = vec![0u8; len];
+        self.reading(&file).read_exact_at(&mut out, 0)?;
+        Ok(out)
     }
 
     /// Writes `bytes` to `file` (named `name`) at its position.
@@ -188,6 +211,66 @@ impl Disk {
             }
         }
         Ok(())
+    }
+}
+
+/// A file read through the connection's fault plan: positioned reads, and [`Read`] from its
+/// start. Each call asks the plan first; after an injected short read the file reads as ending
+/// where that read stopped (as a file cut short would), so callers that know how long the file
+/// is must notice.
+pub struct Reading<'a> {
+    file: &'a File,
+    faults: &'a Faults,
+    /// Where [`Read::read`] reads next.
+    pos: u64,
+    /// Where the file ends for this reader after a short read (`u64::MAX`: its real end).
+    end: Cell<u64>,
+}
+
+impl Reading<'_> {
+    /// Reads up to `buf.len()` bytes at `at`; 0 at the end of the file.
+    pub fn read_at(&self, buf: &mut [u8], at: u64) -> io::Result<usize> {
+        let end = self.end.get();
+        if at >= end {
+            return Ok(0);
+        }
+        let buf = match usize::try_from(end - at) {
+            Ok(left) if left < buf.len() => &mut buf[..left],
+            _ => buf,
+        };
+        match self.faults.check(Call::Read, buf.len()) {
+            None => self.file.read_at(buf, at),
+            Some(f) if f.short_read => {
+                let n = self.file.read_at(&mut buf[..f.keep], at)?;
+                self.end.set(at + n as u64);
+                Ok(n)
+            }
+            Some(f) => Err(io::Error::from_raw_os_error(f.errno)),
+        }
+    }
+
+    /// Fills `buf` from `at`, or fails (`UnexpectedEof` when the file ends first).
+    pub fn read_exact_at(&self, mut buf: &mut [u8], mut at: u64) -> io::Result<()> {
+        while !buf.is_empty() {
+            match self.read_at(buf, at) {
+                Ok(0) => return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file ends before the bytes read")),
+                Ok(n) => {
+                    buf = &mut buf[n..];
+                    at += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Read for Reading<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
     }
 }
 

@@ -1,10 +1,14 @@
 //! Injected file-system failures (tests): the write budget of a full disk, and a plan that
 //! fails chosen or seeded-random calls of the kinds it names (`write`, `fsync`, `rename`,
-//! `ftruncate`), a failed write optionally writing a prefix of its bytes first (a short write).
+//! `ftruncate`, `pread`), a failed write optionally writing a prefix of its bytes first (a short
+//! write), a failed read optionally returning a prefix of its bytes as if the file ended there
+//! (a short read).
 //!
 //! Every write, sync, rename and truncate of the engine's files goes through [`Disk`]
-//! (`super::disk`), which asks [`Faults::check`] first. Unarmed (always, outside tests), that
-//! is one relaxed load and a branch per call; reads never come here. No C API reaches it.
+//! (`super::disk`), which asks [`Faults::check`] first; so do the reads of page images (table
+//! files), of the journal in recovery and of the table list and checkpoint files at open.
+//! Unarmed (always, outside tests), that is one relaxed load and a branch per call. No C API
+//! reaches it.
 //!
 //! [`Disk`]: super::disk::Disk
 
@@ -25,9 +29,12 @@ pub enum Call {
     Rename = 4,
     /// `ftruncate`.
     Truncate = 8,
+    /// Reads (`pread`, or reads of a file from its start).
+    Read = 16,
 }
 
-/// Every kind of call.
+/// Every kind of call that changes files (reads have plans of their own: a workload that
+/// writes does not expect its reads to fail).
 pub const ALL_CALLS: u8 = Call::Write as u8 | Call::Sync as u8 | Call::Rename as u8 | Call::Truncate as u8;
 
 /// Which calls fail, and how.
@@ -41,7 +48,9 @@ pub struct Plan {
     pub one_in: u64,
     /// Seeds the random choices (of `one_in` and of short writes' lengths).
     pub seed: u64,
-    /// A failed write first writes a prefix of its bytes (`seed` chooses its length).
+    /// A failed write first writes a prefix of its bytes; a failed read, instead of failing,
+    /// returns a prefix of its bytes and then reads the file as ending there (`seed` chooses
+    /// the length).
     pub short: bool,
     /// The error the failed call returns.
     pub errno: i32,
@@ -69,6 +78,8 @@ pub struct Injected {
     pub errno: i32,
     /// Bytes of a write written before it fails.
     pub keep: usize,
+    /// A read returns `keep` bytes, no error, and the file reads as ending there.
+    pub short_read: bool,
 }
 
 /// The connection's injected failures: shared by the home's and the journal directory's
@@ -146,15 +157,16 @@ impl Faults {
             };
             if hit && state.injected < plan.max {
                 state.injected += 1;
-                let keep = if plan.short && call == Call::Write && len > 0 { (next(&mut state.rng) % len as u64) as usize } else { 0 };
-                return Some(Injected { errno: plan.errno, keep });
+                let partial = plan.short && matches!(call, Call::Write | Call::Read) && len > 0;
+                let keep = if partial { (next(&mut state.rng) % len as u64) as usize } else { 0 };
+                return Some(Injected { errno: plan.errno, keep, short_read: partial && call == Call::Read });
             }
         }
         if call == Call::Write {
             if let Some(left) = state.budget {
                 match left.checked_sub(len as u64) {
                     Some(rest) => state.budget = Some(rest),
-                    None => return Some(Injected { errno: libc::ENOSPC, keep: 0 }),
+                    None => return Some(Injected { errno: libc::ENOSPC, keep: 0, short_read: false }),
                 }
             }
         }
@@ -188,13 +200,13 @@ mod tests {
         f.set_plan(Some(Plan::at(Call::Sync as u8, 2)));
         assert_eq!(f.check(Call::Write, 10), None);
         assert_eq!(f.check(Call::Sync, 0), None);
-        assert_eq!(f.check(Call::Sync, 0), Some(Injected { errno: libc::EIO, keep: 0 }));
+        assert_eq!(f.check(Call::Sync, 0), Some(Injected { errno: libc::EIO, keep: 0, short_read: false }));
         assert_eq!(f.check(Call::Sync, 0), None);
         assert_eq!(f.counts(), FaultCounts { counted: 3, injected: 1 });
         f.set_plan(None);
         f.limit_writes(Some(15));
         assert_eq!(f.check(Call::Write, 10), None);
-        assert_eq!(f.check(Call::Write, 10), Some(Injected { errno: libc::ENOSPC, keep: 0 }));
+        assert_eq!(f.check(Call::Write, 10), Some(Injected { errno: libc::ENOSPC, keep: 0, short_read: false }));
         f.limit_writes(None);
         assert_eq!(f.check(Call::Write, 10), None);
     }

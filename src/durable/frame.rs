@@ -81,10 +81,14 @@ impl<R: Read> FrameReader<R> {
         FrameReader { r, size, good: 0 }
     }
 
-    /// The next frame.
+    /// The next frame. Input that ends before the size it was given is an error
+    /// (`UnexpectedEof`), not a torn frame: the bytes are there, the read failed to get them.
     pub fn next_frame(&mut self) -> io::Result<Next> {
         let mut header = [0u8; HEADER_LEN];
         let got = read_full(&mut self.r, &mut header)?;
+        if (got as u64) < self.size.saturating_sub(self.good).min(HEADER_LEN as u64) {
+            return Err(ended_early());
+        }
         if got == 0 {
             return Ok(Next::End);
         }
@@ -103,9 +107,9 @@ impl<R: Read> FrameReader<R> {
             return Ok(Next::Truncated { bytes: HEADER_LEN + left as usize });
         }
         let mut payload = vec![0u8; len];
-        let got = read_full(&mut self.r, &mut payload)?;
-        if got < len {
-            return Ok(Next::Truncated { bytes: HEADER_LEN + got });
+        // The size says the payload is all there (`len <= left`).
+        if read_full(&mut self.r, &mut payload)? < len {
+            return Err(ended_early());
         }
         if checksum(len_bytes, &payload) != sum {
             return Ok(Next::Mismatch);
@@ -113,6 +117,11 @@ impl<R: Read> FrameReader<R> {
         self.good += (HEADER_LEN + len) as u64;
         Ok(Next::Frame(payload))
     }
+}
+
+/// A read that got fewer bytes than the file's size promised.
+fn ended_early() -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, "the read ended before the end of the file")
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.
@@ -281,6 +290,19 @@ mod tests {
                 assert_eq!(got[0], Next::Frame(b"first".to_vec()));
                 assert!(matches!(got[1], Next::Mismatch | Next::Truncated { .. }), "flip at {at}: {:?}", got[1]);
             }
+        }
+    }
+
+    #[test]
+    fn input_that_ends_before_its_size_is_an_error_not_a_torn_frame() {
+        let mut buf = Vec::new();
+        write_frame(&mut buf, b"first");
+        let first = buf.len();
+        write_frame(&mut buf, b"second frame");
+        for cut in first..buf.len() {
+            let mut r = FrameReader::new(&buf[..cut], buf.len() as u64);
+            assert_eq!(r.next_frame().unwrap(), Next::Frame(b"first".to_vec()));
+            assert_eq!(r.next_frame().unwrap_err().kind(), io::ErrorKind::UnexpectedEof, "cut at {cut}");
         }
     }
 

@@ -64,7 +64,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::BufReader;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::*};
 use std::sync::{Arc, OnceLock};
 use std::thread::{JoinHandle, Thread};
@@ -75,7 +74,7 @@ use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use crate::error::{Error, Kind, Result};
 
-use super::disk::{Disk, LOG_PREFIX};
+use super::disk::{Disk, Reading, LOG_PREFIX};
 use super::frame::{checksum_matches, frame_header, write_frame, FrameReader, Next, Put, Take, HEADER_LEN};
 use super::meta::check_header;
 use super::slots::{Ring, SLOTS, SLOT_BYTES};
@@ -1079,10 +1078,10 @@ fn replay_file(
     let file = OpenOptions::new().read(true).write(true).open(disk.path(&fname)).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
     let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
     let read_err = |e: std::io::Error| Error::io(format!("{shown}: read"), &e);
-    if blank_ok && (size < HEADER_FRAME_LEN || zeros(&file, 0, size).map_err(read_err)?) {
+    if blank_ok && (size < HEADER_FRAME_LEN || zeros(&disk.reading(&file), 0, size).map_err(read_err)?) {
         return Ok(FileEnd::Blank);
     }
-    let mut r = FrameReader::new(BufReader::new(&file), size);
+    let mut r = FrameReader::new(BufReader::new(disk.reading(&file)), size);
     let header_damaged = FileEnd::Damaged(Damage::Corrupt { no, at: 0, why: "the header frame is damaged" });
     let version = match r.next_frame().map_err(read_err)? {
         Next::Frame(payload) => {
@@ -1112,7 +1111,7 @@ fn replay_file(
             },
             Next::End => break,
             Next::Truncated { .. } | Next::Mismatch => {
-                let why = match after_damage(&file, at, size).map_err(read_err)? {
+                let why = match after_damage(&disk.reading(&file), at, size).map_err(read_err)? {
                     Some(why) => why,
                     None if later_hold_records(disk, later)? => "a damaged record before records in later journal files",
                     None => {
@@ -1136,7 +1135,7 @@ fn later_hold_records(disk: &Disk, later: &[u64]) -> Result<bool> {
         let file = File::open(disk.path(&name(n))).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
         let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
         // Zeros after the header are a file extended ahead of records never written.
-        if size > HEADER_FRAME_LEN && !zeros(&file, HEADER_FRAME_LEN, size).map_err(|e| Error::io(format!("{shown}: read"), &e))? {
+        if size > HEADER_FRAME_LEN && !zeros(&disk.reading(&file), HEADER_FRAME_LEN, size).map_err(|e| Error::io(format!("{shown}: read"), &e))? {
             return Ok(true);
         }
     }
@@ -1153,7 +1152,7 @@ const SCAN_BUDGET: u64 = 256 << 20;
 /// torn write (nothing but zeros after the frame's extent, no valid frame starting inside
 /// it) or when only zeros follow `at` (the end of a file extended ahead of its writes),
 /// otherwise why it is corruption.
-fn after_damage(file: &File, at: u64, size: u64) -> std::io::Result<Option<&'static str>> {
+fn after_damage(file: &Reading<'_>, at: u64, size: u64) -> std::io::Result<Option<&'static str>> {
     // No frame starts in the zeros after `data_end` (a valid frame's header is never zero),
     // so the search for one below stops there, however far the file was extended.
     let data_end = data_end(file, at, size)?;
@@ -1205,14 +1204,14 @@ fn after_damage(file: &File, at: u64, size: u64) -> std::io::Result<Option<&'sta
 }
 
 /// `len` bytes of `file` from `at` (the caller bounds `len` by the file's size).
-fn read_at(file: &File, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
+fn read_at(file: &Reading<'_>, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
     let mut buf = vec![0u8; len as usize];
     file.read_exact_at(&mut buf, at)?;
     Ok(buf)
 }
 
 /// One past the last non-zero byte of `file` in `from..to` (`from` when there is none).
-fn data_end(file: &File, from: u64, to: u64) -> std::io::Result<u64> {
+fn data_end(file: &Reading<'_>, from: u64, to: u64) -> std::io::Result<u64> {
     let mut buf = vec![0u8; WINDOW.min(to.saturating_sub(from)) as usize];
     let (mut at, mut end) = (from, from);
     while at < to {
@@ -1227,7 +1226,7 @@ fn data_end(file: &File, from: u64, to: u64) -> std::io::Result<u64> {
 }
 
 /// Whether bytes `from..to` of `file` are all zero.
-fn zeros(file: &File, from: u64, to: u64) -> std::io::Result<bool> {
+fn zeros(file: &Reading<'_>, from: u64, to: u64) -> std::io::Result<bool> {
     let mut buf = vec![0u8; WINDOW.min(to.saturating_sub(from)) as usize];
     let mut at = from;
     while at < to {

@@ -135,7 +135,7 @@ impl Meta {
     /// Reads the home's table list, `None` when the file does not exist.
     pub fn load(disk: &Disk) -> Result<Option<Meta>> {
         let file = disk.show(META_FILE);
-        match std::fs::read(disk.path(META_FILE)) {
+        match disk.read_all(META_FILE) {
             Ok(bytes) => Meta::decode(&bytes, &file).map(Some),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::io(format!("{file}: read"), &e)),

@@ -126,7 +126,7 @@ fn read(disk: &Disk, seq: u64, table: Option<u64>) -> Result<(String, u64, Optio
     let shown = disk.show(&fname);
     let file = std::fs::File::open(disk.path(&fname)).map_err(|e| Error::io(format!("{shown}: open"), &e))?;
     let size = file.metadata().map_err(|e| Error::io(format!("{shown}: stat"), &e))?.len();
-    let mut r = FrameReader::new(BufReader::with_capacity(1 << 16, file), size);
+    let mut r = FrameReader::new(BufReader::with_capacity(1 << 16, disk.reading(&file)), size);
     let mut next = || -> Result<Vec<u8>> {
         match r.next_frame().map_err(|e| Error::io(format!("{shown}: read"), &e))? {
             Next::Frame(p) => Ok(p),

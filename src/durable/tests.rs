@@ -1226,3 +1226,5 @@ fn mixed_sync_committers_and_checkpoints_recover_in_commit_order() {
 
 #[path = "fault_tests.rs"]
 mod fault_tests;
+#[path = "read_fault_tests.rs"]
+mod read_fault_tests;

@@ -651,14 +651,14 @@ impl Session {
     #[cold]
     #[inline(never)]
     fn search_slow(&mut self, id: CursorId) -> Result<()> {
-        let out = self.read_or_refresh(id, search_again);
+        let out = self.refuse_keyless(id).and_then(|()| self.read_or_refresh(id, search_again));
         self.count(id, &SEARCH, &out);
         out
     }
 
     /// `WT_CURSOR::search_near`.
     pub fn search_near(&mut self, id: CursorId) -> Result<Exact> {
-        let out = self.read_or_refresh(id, Cursor::search_near);
+        let out = self.refuse_keyless(id).and_then(|()| self.read_or_refresh(id, Cursor::search_near));
         self.count(id, &SEARCH_NEAR, &out);
         out
     }

@@ -315,6 +315,22 @@ impl Session {
         })
     }
 
+    /// `EINVAL` for a search of cursor `id` without a key, refused before it reads: the
+    /// reference checks the key before it takes a snapshot, so such a search starts no read
+    /// snapshot (difftest seed 2010).
+    pub(super) fn refuse_keyless(&mut self, id: CursorId) -> Result<()> {
+        if self.txn.is_prepared() {
+            return Ok(());
+        }
+        let Err(e) = self.cursors.get(id).require_key() else {
+            return Ok(());
+        };
+        let epoch = self.copy_epoch;
+        self.cursors.with(id, |c| c.fail(epoch));
+        self.read_failed(e.kind());
+        Err(e)
+    }
+
     /// Ends the auto-commit or read-committed read snapshot once no cursor is positioned.
     #[inline]
     pub(super) fn idle_check(&mut self) {
