@@ -243,6 +243,12 @@ impl Cursor {
         self.value.bytes().ok_or_else(|| Error::invalid("requires value be set"))
     }
 
+    /// Whether a key is set (and no `set_key` error is held).
+    #[inline(always)]
+    pub fn has_key(&self) -> bool {
+        self.key.is_set()
+    }
+
     /// `EINVAL` when no key is set.
     pub fn require_key(&self) -> Result<()> {
         self.key.check("requires key be set")

@@ -318,7 +318,18 @@ impl Session {
     /// `EINVAL` for a search of cursor `id` without a key, refused before it reads: the
     /// reference checks the key before it takes a snapshot, so such a search starts no read
     /// snapshot (difftest seed 2010).
+    #[inline(always)]
     pub(super) fn refuse_keyless(&mut self, id: CursorId) -> Result<()> {
+        if self.cursors.get(id).has_key() {
+            return Ok(());
+        }
+        self.refuse_keyless_cold(id)
+    }
+
+    /// [`refuse_keyless`](Self::refuse_keyless) once no key is set.
+    #[cold]
+    #[inline(never)]
+    fn refuse_keyless_cold(&mut self, id: CursorId) -> Result<()> {
         if self.txn.is_prepared() {
             return Ok(());
         }
