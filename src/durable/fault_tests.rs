@@ -298,13 +298,20 @@ fn check(dir: &Path, config: &str, out: &Outcome, what: &str) {
 
 /// One run under `plan` in a fresh home, with a watchdog: a hang fails the test.
 pub(super) fn episode(config: &'static str, plan: Option<Plan>, crash_at_end: bool, what: String) -> Outcome {
-    let (tx, rx) = mpsc::channel();
     let name = what.clone();
-    std::thread::spawn(move || {
+    watched(&what, move || {
         let dir = home();
         let out = run(&dir, config, plan, crash_at_end);
         check(&dir, config, &out, &name);
-        let _ = tx.send(out);
+        out
+    })
+}
+
+/// Runs `f` on a thread of its own; a hang fails the test.
+pub(super) fn watched<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
     });
     match rx.recv_timeout(Duration::from_secs(120)) {
         Ok(out) => out,
@@ -315,7 +322,7 @@ pub(super) fn episode(config: &'static str, plan: Option<Plan>, crash_at_end: bo
 
 /// The points of a kind of call to fail: all of them with `UNLATCHED_FAULT_POINTS=all`, else
 /// about `sample`, spread over the run.
-fn points(count: u64, sample: u64) -> Vec<u64> {
+pub(super) fn points(count: u64, sample: u64) -> Vec<u64> {
     if std::env::var("UNLATCHED_FAULT_POINTS").as_deref() == Ok("all") {
         return (1..=count).collect();
     }

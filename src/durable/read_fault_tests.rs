@@ -10,10 +10,8 @@
 //! sample), `UNLATCHED_FAULT_SEEDS=N` runs N random plans over the write workload of
 //! `fault_tests` (figures in TESTING.md).
 
-use std::sync::mpsc;
-use std::time::Duration;
-
 use super::super::faults::{Call, Plan};
+use super::fault_tests::{points, watched};
 use super::*;
 use crate::error::Error;
 
@@ -23,29 +21,6 @@ const ROWS: usize = 600;
 
 fn value(i: usize) -> String {
     format!("{i}:{}", "r".repeat(2500))
-}
-
-/// Runs `f` on a thread of its own; a hang fails the test.
-fn watched<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    match rx.recv_timeout(Duration::from_secs(120)) {
-        Ok(out) => out,
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("{what}: hung"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("{what}: failed (see above)"),
-    }
-}
-
-/// The points of a plan over `count` calls: all of them with `UNLATCHED_FAULT_POINTS=all`,
-/// else about `sample`, spread over them.
-fn points(count: u64, sample: u64) -> Vec<u64> {
-    if std::env::var("UNLATCHED_FAULT_POINTS").as_deref() == Ok("all") {
-        return (1..=count).collect();
-    }
-    let step = (count / sample.max(1)).max(1);
-    (1..=count).step_by(step as usize).collect()
 }
 
 /// A failed read's error: `EIO` (a read that failed is no damage: not `WT_TRY_SALVAGE`, which
