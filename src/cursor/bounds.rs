@@ -167,9 +167,19 @@ impl Cursor {
         }
     }
 
-    /// Whether the key that is set is outside the cursor's bounds.
+    /// Whether the key that is set is outside the cursor's bounds. Inline, so that a cursor
+    /// without bounds (nearly every one) pays one pointer test and no call frame.
+    #[inline(always)]
     pub(super) fn key_out_of_bounds(&self) -> bool {
-        self.bounds.as_deref().is_some_and(|b| !b.contains(self.key.raw()))
+        match self.bounds.as_deref() {
+            None => false,
+            Some(bounds) => self.key_outside(bounds),
+        }
+    }
+
+    #[inline(never)]
+    fn key_outside(&self, bounds: &Bounds) -> bool {
+        !bounds.contains(self.key.raw())
     }
 }
 
