@@ -95,9 +95,11 @@ c_tests! {
     listing_cursors,
     compress,
     file_cursors,
-    // With its peak resident memory checked against cache_size (2 MB) + 96 MB: 60 MB with the
-    // debug library, 74-78 MB with the release one (the reference: about 16 MB). Merges once held
-    // an epoch guard across a whole batch and the pages readers dropped piled up (140-440 MB).
+    // With its peak resident memory checked against cache_size (2 MB) + 96 MB: 57-64 MB on a
+    // machine with a load average of 5-9 (the reference: about 16 MB). Merges once held an epoch
+    // guard across a whole batch and the pages readers dropped piled up (140-440 MB); evicted
+    // pages waiting in hash index slots, fragmented arenas and epochs held back by descheduled
+    // threads later took it to 95-180 MB under load (ARCHITECTURE.md "Memory of evicted pages").
     evict_stress("6", "rss"),
 }
 

@@ -36,6 +36,7 @@ use parking_lot::Mutex;
 
 use super::compress::{Codec, Encoded, COMPRESSED};
 use super::extents::{Extent, ExtentList};
+use super::pool;
 use super::striped::Striped;
 use crate::durable::disk::Disk;
 use crate::error::{Error, Kind, Result};
@@ -380,15 +381,17 @@ impl BlockFile {
         mine[2].fetch_add(1, Relaxed);
         let mut image = Vec::new();
         image.extend_from_slice(&buf[..BLOCK_HEADER]);
-        self.codec.decode(&buf[BLOCK_HEADER..], &mut image, BLOCK_HEADER, MAX_BLOCK, &self.shown, addr.offset)?;
-        Ok(image)
+        let decoded = self.codec.decode(&buf[BLOCK_HEADER..], &mut image, BLOCK_HEADER, MAX_BLOCK, &self.shown, addr.offset);
+        pool::give(buf);
+        decoded.map(|()| image)
     }
 
-    /// Reads up to `len` bytes at `offset` into a new buffer, not zeroed first (a page read is
-    /// mostly a copy; zeroing 32 KB first cost as much again). Returns what was read. Tests may
-    /// fail a read, or cut it short as if the file ended there (`Disk::read_fault`).
+    /// Reads up to `len` bytes at `offset` into a buffer from the [`pool`], not zeroed first (a
+    /// page read is mostly a copy; zeroing 32 KB first cost as much again). Returns what was
+    /// read. Tests may fail a read, or cut it short as if the file ended there
+    /// (`Disk::read_fault`).
     fn pread_new(&self, len: usize, offset: u64) -> Result<Vec<u8>> {
-        let mut buf: Vec<u8> = Vec::with_capacity(len);
+        let mut buf = pool::take(len);
         let mut at = 0;
         while at < len {
             let off = libc::off_t::try_from(offset + at as u64).map_err(|_| self.damaged(offset, "offset out of range"))?;

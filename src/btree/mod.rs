@@ -6,6 +6,8 @@
 //! - `block.rs`: the block file: checksummed blocks, allocation, free space across checkpoints
 //! - `compress.rs`: block compression by the application's compressors
 //! - `page.rs`: page images (leaf, internal, overflow items) and their parsed form
+//! - `pool.rs`: block buffers recycled from evicted pages to the next misses
+//! - `reclaim.rs`: evicted pages awaiting reclamation, and readers waiting when they pile up
 //! - `striped.rs`: counters the page-miss path bumps, one cache line per thread
 //! - `tree.rs`: the tree: reads through the page cache, batches of changes written copy-on-write,
 //!   checkpoint records
@@ -18,6 +20,8 @@ pub mod compact;
 pub mod compress;
 pub mod extents;
 pub mod page;
+pub mod pool;
+pub mod reclaim;
 pub mod striped;
 pub mod tree;
 pub mod verify;

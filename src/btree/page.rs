@@ -70,6 +70,13 @@ pub struct Page {
     overflow_keys: Box<[(u32, Box<[u8]>)]>,
 }
 
+impl Drop for Page {
+    /// The image's buffer goes back to the pool for the next miss (see `pool.rs` for why).
+    fn drop(&mut self) {
+        super::pool::give(std::mem::take(&mut self.image));
+    }
+}
+
 /// A page image being built.
 pub struct Builder {
     out: Vec<u8>,

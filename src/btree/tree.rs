@@ -20,8 +20,8 @@ use std::borrow::Cow;
 use std::cmp::Ordering as Cmp;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicBool, AtomicUsize};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize};
+use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 use parking_lot::Mutex;
@@ -31,6 +31,7 @@ use super::block::{Addr, BlockFile, SpaceRecord, PAYLOAD_AT};
 use super::cache::Cache;
 use super::extents::ExtentList;
 use super::page::{self, cell_len, Builder, Cell, Item, Page};
+use super::reclaim;
 use super::striped::{self, Striped, STRIPES};
 use crate::error::{Error, Kind, Result};
 
@@ -97,33 +98,58 @@ impl TreeRecord {
     }
 }
 
-/// A cached page, or the place one is being loaded into. The cache holds frames by reference
-/// count so that a writer can hold a page without an epoch guard ([`Tree::pin`]).
+/// A cached page, or the place one is being loaded into.
+///
+/// The page is held apart from the frame, by an epoch-managed pointer: eviction takes it out
+/// and hands it to the epochs, which free it once no reader can hold it. The frame itself stays
+/// in its hash index's slot until a later write to that bucket cleans the slot, which may be
+/// long after (the slot held the page's 32 KB too while pages lived inside frames, and
+/// `evict_stress` saw over 100 MB of evicted pages waiting there on a loaded machine).
 #[derive(Default)]
 struct Frame {
-    page: OnceLock<Page>,
+    page: AtomicShared<Held>,
     /// Held by the reader loading the page.
     load: Mutex<()>,
 }
 
-/// A page held by reference count ([`Tree::pin`]).
-pub(super) struct Pinned(Arc<Frame>);
-
-impl Pinned {
-    fn new(page: Page) -> Pinned {
-        Pinned(Arc::new(Frame { page: OnceLock::from(page), load: Mutex::new(()) }))
+impl Frame {
+    /// The page, unless it is not loaded yet or was evicted.
+    #[inline]
+    fn page<'g>(&self, guard: &'g Guard) -> Option<&'g Page> {
+        self.page.load(Acquire, guard).as_ref().map(|held| &held.page)
     }
 }
+
+/// A loaded page and, once evicted, the bytes it counts in the reclamation backlog until it is
+/// freed (`reclaim.rs`).
+struct Held {
+    page: Page,
+    evicted: AtomicI64,
+}
+
+impl Held {
+    fn new(page: Page) -> Shared<Held> {
+        Shared::new(Held { page, evicted: AtomicI64::new(0) })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let bytes = *self.evicted.get_mut();
+        if bytes != 0 {
+            reclaim::count(-bytes);
+        }
+    }
+}
+
+/// A page held by reference count, without an epoch guard ([`Tree::pin`]).
+pub(super) struct Pinned(Shared<Held>);
 
 impl std::ops::Deref for Pinned {
     type Target = Page;
 
     fn deref(&self) -> &Page {
-        match self.0.page.get() {
-            Some(page) => page,
-            // Made from loaded frames only (`Pinned::new`, or a frame whose page was found).
-            None => unreachable!("a pinned frame holds its page"),
-        }
+        &self.0.page
     }
 }
 
@@ -391,10 +417,10 @@ impl Tree {
     pub(super) fn page<'g>(&'g self, addr: Addr, guard: &'g Guard) -> Result<&'g Page> {
         let key = (addr.offset, addr.checksum);
         // Internal pages first: every search passes through them, and a search reads one leaf.
-        if let Some(page) = self.internal.peek(&key, guard).and_then(|f| f.page.get()) {
+        if let Some(page) = self.internal.peek(&key, guard).and_then(|f| f.page(guard)) {
             return Ok(page);
         }
-        if let Some(page) = self.leaves.peek(&key, guard).and_then(|f| f.page.get()) {
+        if let Some(page) = self.leaves.peek(&key, guard).and_then(|f| f.page(guard)) {
             return Ok(page);
         }
         self.load(addr, guard)
@@ -409,11 +435,11 @@ impl Tree {
         let cached = {
             let (guard, key) = (Guard::new(), (addr.offset, addr.checksum));
             let frame = self.internal.peek(&key, &guard).or_else(|| self.leaves.peek(&key, &guard));
-            frame.filter(|f| f.page.get().is_some()).cloned()
+            frame.and_then(|f| f.page.get_shared(Acquire, &guard))
         };
         match cached {
-            Some(frame) => Ok(Pinned(frame)),
-            None => Ok(Pinned::new(self.read_page(addr)?)),
+            Some(page) => Ok(Pinned(page)),
+            None => Ok(Pinned(Held::new(self.read_page(addr)?))),
         }
     }
 
@@ -425,7 +451,7 @@ impl Tree {
                 break frame;
             }
             // Moved there while this reader looked.
-            if let Some(page) = self.internal.peek(&key, guard).and_then(|f| f.page.get()) {
+            if let Some(page) = self.internal.peek(&key, guard).and_then(|f| f.page(guard)) {
                 return Ok(page);
             }
             // Losing the race to insert is fine: the winner's frame is used. Eviction may take
@@ -433,7 +459,7 @@ impl Tree {
             let _ = self.leaves.insert_sync(key, Arc::new(Frame::default()));
         };
         let _loading = frame.load.lock();
-        if let Some(page) = frame.page.get() {
+        if let Some(page) = frame.page(guard) {
             return Ok(page);
         }
         let page = self.read_page(addr)?;
@@ -441,7 +467,12 @@ impl Tree {
         // Counted in this thread's stripes: nothing another reader writes.
         self.cached_bytes.add(0, bytes);
         self.budget.page_read(bytes);
-        let page = frame.page.get_or_init(|| page);
+        // Only this loader stores into the frame (it holds `load`), and eviction takes pages
+        // only from frames that hold one: the page stays this reader's under its guard even if
+        // it is evicted the moment it is published.
+        let held = Held::new(page);
+        let page = &held.get_guarded_ref(guard).page;
+        drop(frame.page.swap((Some(held), Tag::None), Release));
         if !page.is_leaf() {
             // Readers waiting on this frame find the page in it; later ones find it there.
             if self.internal.insert_sync(key, Arc::clone(frame)).is_err() {
@@ -589,7 +620,7 @@ impl Tree {
         if let (Some(key), Some(leaf), Seek::Gt | Seek::Lt) = (key, hint.leaf, dir) {
             // The version is immutable: the entry after `key` in it is the next one in the
             // leaf that held `key`, unless `key` was that leaf's last.
-            let page = self.leaves.peek(&(leaf.offset, leaf.checksum), guard).and_then(|f| f.page.get());
+            let page = self.leaves.peek(&(leaf.offset, leaf.checksum), guard).and_then(|f| f.page(guard));
             if let Some(page) = page.filter(|p| hint.root == Some(root) && hint.at < p.len() && p.key(hint.at) == key) {
                 let next = if forward { hint.at.checked_add(1) } else { hint.at.checked_sub(1) };
                 if let Some(i) = next.filter(|&i| i < page.len()) {
@@ -721,12 +752,18 @@ impl Tree {
         let guard = Guard::new();
         let key = (addr.offset, addr.checksum);
         for index in [&self.leaves, &self.internal] {
-            let Some(bytes) = index.peek(&key, &guard).and_then(|f| f.page.get()).map(|p| p.footprint()) else {
+            let Some((frame, bytes)) = index.peek(&key, &guard).and_then(|f| Some((f, f.page(&guard)?.footprint()))) else {
                 continue;
             };
             if index.remove_sync(&key) {
                 self.cached_bytes.add(0, -(bytes as i64));
                 self.budget.pages(-(bytes as i64));
+                // The page goes to the epochs now, not with the frame's slot, and counts in the
+                // backlog until they free it.
+                if let (Some(held), _) = frame.page.swap((None, Tag::None), AcqRel) {
+                    held.evicted.store(bytes as i64, Relaxed);
+                    reclaim::count(bytes as i64);
+                }
                 return Some(bytes);
             }
         }

@@ -310,6 +310,7 @@ impl Cursor {
         }
         // The index did not have it as a value: the layers decide (a removal in the index, or
         // the tree).
+        crate::btree::reclaim::throttle();
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let Some(value) = table.layers().read(parts.key.raw(), view, &guard)? else {
@@ -364,6 +365,7 @@ impl Cursor {
         if self.fixed {
             return self.fixed_search_near(epoch, view);
         }
+        crate::btree::reclaim::throttle();
         let guard = Guard::new();
         let (table, bounds, parts) = self.landing_bounded();
         let layers = table.layers();
@@ -450,6 +452,7 @@ impl Cursor {
         if self.bounds.is_some() {
             return self.step_bounded(dir, epoch, view);
         }
+        crate::btree::reclaim::throttle();
         let guard = Guard::new();
         let positioned = self.positioned;
         let (table, parts) = self.landing();
@@ -473,6 +476,7 @@ impl Cursor {
     /// [`step`](Self::step) within the cursor's bounds: an unpositioned cursor starts from the
     /// bound on its side, and a record past the bounds ends the walk like the table's end.
     fn step_bounded(&mut self, dir: Seek, epoch: u64, view: ReadView) -> Result<()> {
+        crate::btree::reclaim::throttle();
         let guard = Guard::new();
         let positioned = self.positioned;
         let (table, bounds, parts) = self.landing_bounded();
