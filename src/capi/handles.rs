@@ -326,6 +326,12 @@ pub unsafe fn c_str<'a>(s: *const c_char) -> Result<Option<&'a str>, crate::erro
         return Ok(None);
     }
     // SAFETY: per the contract.
-    let bytes = unsafe { CStr::from_ptr(s) };
-    bytes.to_str().map(Some).map_err(|_| crate::error::Error::invalid("string argument is not valid UTF-8"))
+    let bytes = unsafe { CStr::from_ptr(s) }.to_bytes();
+    // Configuration strings and names are ASCII: one word-wide check instead of the UTF-8
+    // decoder's set-up (about 100 instructions on `"sync=off"`, once per journalled commit).
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is UTF-8.
+        return Ok(Some(unsafe { std::str::from_utf8_unchecked(bytes) }));
+    }
+    std::str::from_utf8(bytes).map(Some).map_err(|_| crate::error::Error::invalid("string argument is not valid UTF-8"))
 }
