@@ -403,26 +403,6 @@ impl Index {
         None
     }
 
-    /// A merge is about to retire what it carries: the hash tables keep their present capacity
-    /// from now on. A table that each merge empties and its writers fill again would otherwise
-    /// shrink its hash tables after every merge and grow them again row by row (each step a
-    /// new bucket array, every entry moved, the old array freed: about 5% of a journalled
-    /// insert). The floor is what the index reached under the dirty trigger, so it is bounded
-    /// by what the cache lets a table hold before a merge.
-    pub fn hold_capacity(&self) {
-        fn hold<K: Eq + std::hash::Hash + 'static + Clone, V: 'static + Clone>(
-            h: &HashIndex<K, V, KeyHashBuilder>,
-        ) {
-            let (now, floor) = (h.capacity(), *h.capacity_range().start());
-            if now > floor {
-                // The reservation's guard would give the capacity back when dropped.
-                std::mem::forget(h.reserve(now - floor));
-            }
-        }
-        hold(&self.short);
-        hold(&self.long);
-    }
-
     /// After a merge carried the state at `upto` of the keys from `from` (inclusive; `None`:
     /// the first) to `to` (exclusive; `None`: the last) into the tree: retires every slot there
     /// whose newest version is committed at or before `upto` with an application timestamp at

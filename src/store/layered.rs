@@ -283,9 +283,6 @@ impl<'t> Layers<'t> {
         // every application read timestamp sees them. Else they stay until a later merge.
         let start = horizon();
         let retire = start.seq >= at;
-        if retire {
-            self.index.hold_capacity();
-        }
         loop {
             staged.clear();
             unpinned.clear();
