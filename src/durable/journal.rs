@@ -515,16 +515,11 @@ impl Shared {
             return self.wait_synced(cell, seq, offset, fails);
         }
         if closed_full {
-            // Once per full slot: the writer thread writes it now rather than at its next
-            // round, so a burst reaches the file (and `file_max` rolls over) on the other core
-            // while this committer goes on. Past half the ring unwritten (the writer thread
-            // is behind: no core for it), the committer writes it itself if the role is free.
-            if seq - 1 > self.ring.written() + (SLOTS / 2) as u64 {
-                if let Some(mut files) = self.try_role().filter(|_| !self.frozen()) {
-                    let _ = self.write_closed(&mut files, seq - 1);
-                }
-            } else {
-                self.wake_writer();
+            // Once per full slot: write it now if nobody holds the writer role, so a burst
+            // reaches the file (and `file_max` rolls over) without waiting for the writer
+            // thread's round.
+            if let Some(mut files) = self.try_role().filter(|_| !self.frozen()) {
+                let _ = self.write_closed(&mut files, seq - 1);
             }
         }
         // The first record of a slot wakes an idle writer thread (a sync commit writes its
@@ -851,7 +846,6 @@ impl Shared {
     /// The writer thread: writes buffered records about every [`WRITE_INTERVAL`] while there
     /// are any, and what is left when the journal closes.
     fn write_loop(&self) {
-        let mut round = Instant::now();
         while !self.stop.load(SeqCst) {
             if !self.ring.pending() {
                 self.idle.store(true, SeqCst);
@@ -859,22 +853,14 @@ impl Shared {
                     std::thread::park();
                 }
                 self.idle.store(false, SeqCst);
-                round = Instant::now();
                 continue;
             }
-            std::thread::park_timeout(WRITE_INTERVAL.saturating_sub(round.elapsed()));
+            std::thread::park_timeout(WRITE_INTERVAL);
             if self.frozen() {
                 continue;
             }
-            // Failures reach the committers (health); the next round retries. Woken before
-            // the round is due (a committer closed a full slot), it writes the closed slots
-            // only, leaving the open one to fill.
-            if round.elapsed() >= WRITE_INTERVAL {
-                let _ = self.write_buffered(&mut self.role());
-                round = Instant::now();
-            } else {
-                let _ = self.write_closed(&mut self.role(), u64::MAX);
-            }
+            // Failures reach the committers (health); the next round retries.
+            let _ = self.write_buffered(&mut self.role());
         }
         let mut files = self.role();
         if !self.frozen() && self.write_buffered(&mut files).is_ok() {
