@@ -15,7 +15,7 @@ use super::boundary::guard;
 use super::cursor::{free_handle, new_handle, renew_handle, report};
 use super::diagnostic;
 use super::events::Events;
-use super::handles::{c_str, ConnectionHandle, CursorHandle, SessionHandle};
+use super::handles::{c_config, c_str, ConnectionHandle, CursorHandle, SessionHandle};
 use super::shim::{__ul_shim_bind_configuration, __ul_shim_log_printf};
 use super::types::{WT_CURSOR, WT_SESSION, WT_TS_TXN_TYPE};
 
@@ -484,7 +484,9 @@ unsafe extern "C" fn begin_transaction(session: *mut WT_SESSION, config: *const 
 
 unsafe extern "C" fn commit_transaction(session: *mut WT_SESSION, config: *const c_char) -> c_int {
     // SAFETY: the application's live session and NUL-terminated string or NULL.
-    unsafe { call(session, "WT_SESSION.commit_transaction", |s| s.core.commit_transaction(c_str(config)?)) }
+    unsafe {
+        call(session, "WT_SESSION.commit_transaction", |s| s.core.commit_transaction(c_config(config, &["sync=off", "sync=on"])?))
+    }
 }
 
 unsafe extern "C" fn rollback_transaction(session: *mut WT_SESSION, config: *const c_char) -> c_int {

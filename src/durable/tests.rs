@@ -1228,3 +1228,28 @@ fn mixed_sync_committers_and_checkpoints_recover_in_commit_order() {
 mod fault_tests;
 #[path = "read_fault_tests.rs"]
 mod read_fault_tests;
+
+/// Issue 13: a writer's merge past the dirty trigger retires what it carries while another
+/// session's transaction runs a commit behind (the merge is taken as of the oldest snapshot;
+/// taken as of the newest commit, it retired nothing and the index kept every row).
+#[test]
+fn writers_merges_retire_beside_a_transaction_one_commit_behind() {
+    let home = home();
+    let conn = open(&home, "create,cache_size=1MB,log=(enabled=true)").unwrap();
+    let mut a = S::new(&conn, "t");
+    let mut b = S::new(&conn, "t");
+    let value = "v".repeat(100);
+    let rows = 20_000;
+    for i in 0..rows {
+        // B reads in a new transaction: its snapshot is the newest commit, then A commits.
+        b.s.begin_transaction(None).unwrap();
+        assert_eq!(b.get("k0000000").is_some(), i > 0);
+        a.put(&format!("k{i:07}"), &value).unwrap();
+        b.s.rollback_transaction(None).unwrap();
+    }
+    let held = conn.registry().get("t").unwrap().index().len_hint();
+    assert!(held < rows / 4, "the index still holds {held} of {rows} rows");
+    for i in (0..rows).step_by(997) {
+        assert_eq!(a.get(&format!("k{i:07}")).as_deref(), Some(value.as_str()), "row {i}");
+    }
+}

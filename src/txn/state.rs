@@ -793,7 +793,12 @@ impl Txn {
         let cache = &self.shared.cache;
         if table.publish_dirty(bytes, cache) {
             let shared = &self.shared;
-            let _ = table.merge_dirty(shared.clock.now(), shared.merge_bound(), &|| shared.horizon(), cache);
+            // As of the oldest snapshot, not now: a merge newer than a running snapshot may
+            // retire nothing it carried (`Layers::merge`), so with another writer's
+            // transaction always open every merge copied the whole index again and freed
+            // nothing. What committed since stays in the index for the next merge.
+            let at = shared.clock.now().min(shared.horizon().seq);
+            let _ = table.merge_dirty(at, shared.merge_bound(), &|| shared.horizon(), cache);
         }
     }
 
