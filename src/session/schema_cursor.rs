@@ -160,9 +160,29 @@ impl SchemaCursor {
         self.join.as_deref()
     }
 
-    /// A join cursor's state, to change (a join cursor always has one).
-    pub(super) fn join_state_mut(&mut self) -> &mut JoinState {
-        self.join.get_or_insert_with(Box::default)
+    /// A join cursor's state, to change.
+    pub(super) fn join_state_mut(&mut self) -> Option<&mut JoinState> {
+        self.join.as_deref_mut()
+    }
+
+    /// A join cursor's state, taken out while it is evaluated (`put_join` puts it back).
+    pub(super) fn take_join(&mut self) -> Box<JoinState> {
+        self.join.take().unwrap_or_default()
+    }
+
+    /// Puts back what `take_join` took.
+    pub(super) fn put_join(&mut self, state: Box<JoinState>) {
+        self.join = Some(state);
+    }
+
+    /// The entries of a join cursor, for `statistics:join`.
+    pub fn join_core(&self) -> Option<Arc<parking_lot::Mutex<super::schema_join::JoinCore>>> {
+        self.join.as_deref().map(|j| Arc::clone(j.core()))
+    }
+
+    /// The internal cursor holding the position, when a read positioned the cursor.
+    pub(super) fn position(&self) -> Option<CursorId> {
+        self.value.bytes().is_some().then_some(self.scan)
     }
 
     /// Whether keys and values cross the API as packed items.
@@ -316,7 +336,7 @@ impl Session {
             reads_stores,
             key: Held::default(),
             value: Held::default(),
-            join: join.then(Box::default),
+            join: join.then(|| Box::new(JoinState::new(uri))),
             extractors,
             pk: Vec::new(),
         }))
@@ -345,7 +365,12 @@ impl Session {
     }
 
     /// Closes a schema cursor's internal cursors.
-    pub fn close_schema_cursor(&mut self, cursor: SchemaCursor) {
+    pub fn close_schema_cursor(&mut self, mut cursor: SchemaCursor) {
+        if let Some(join) = cursor.join.as_deref_mut() {
+            for id in join.take_cursors() {
+                self.close_inner(id);
+            }
+        }
         for id in cursor.inner() {
             self.close_inner(id);
         }
@@ -365,9 +390,7 @@ impl Session {
         }
         sc.key.clear();
         sc.value.clear();
-        if let Some(join) = sc.join.as_deref_mut() {
-            join.restart();
-        }
+        self.join_reset(sc);
         self.idle_check();
     }
 
@@ -559,6 +582,27 @@ impl Session {
         let projection = &sc.projection;
         sc.value.set_app_with(|buf| pack_values(format, projection.iter().map(|&p| &row[p]), buf));
         sc.value.check("requires value be set")
+    }
+
+    /// The stored keys index `at` holds for the row of primary key `pk` (one, or what its
+    /// extractor makes); false when there is no such row.
+    pub(super) fn index_keys_of_row(&mut self, sc: &SchemaCursor, at: usize, pk: &[u8], out: &mut Vec<Vec<u8>>) -> Result<bool> {
+        let layout = Arc::clone(&sc.layout);
+        let kc = layout.columns.key_count();
+        let mut row = layout.columns.empty_row();
+        place(&mut row, 0..kc, unpack_values(layout.table.key_format(), pk)?);
+        if !self.fetch_groups(sc, pk, &mut row, 0)? {
+            return Ok(false);
+        }
+        out.clear();
+        if layout.indices[at].extract.is_some() {
+            self.extract_keys(sc, at, &row, pk, out)?;
+        } else {
+            let mut key = Vec::new();
+            layout.index_key(at, &row, pk, &mut key)?;
+            out.push(key);
+        }
+        Ok(true)
     }
 
     /// Reads the value stores from `from` on for primary key `pk` into `row`; `Ok(false)` when

@@ -1,0 +1,474 @@
+/*
+ * Join cursors and their statistics (`statistics:join`), compared line by line with what the
+ * reference prints for the same program: join_stats.ref beside this file is the reference's
+ * transcript. Each case joins index cursors (eq, ge, gt, le, lt; and, or; bloom filters, shared
+ * and not; nested joins; an empty result), prints the rows found and then every statistic of
+ * the join cursor, as the statistics cursor lists them.
+ *
+ *   join_stats            run and compare with join_stats.ref
+ *   join_stats --record   run (against the reference: UL_REFERENCE=1) and write join_stats.ref
+ */
+#define _POSIX_C_SOURCE 200809L /* open_memstream, fmemopen */
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+static FILE *out;
+static WT_SESSION *s;
+
+/* 30 rows: name, city (5 cities), age (10-69), score. */
+static const char *cities[] = {"lima", "oslo", "paris", "rome", "tokyo"};
+
+static uint32_t
+age_of(uint64_t id)
+{
+    return (uint32_t)((id * 37) % 60 + 10);
+}
+
+static void
+load(void)
+{
+    WT_CURSOR *c;
+    char name[16];
+    uint64_t id;
+
+    OK(s->create(s, "table:p", "key_format=r,value_format=SSII,columns=(id,name,city,age,score)"));
+    OK(s->create(s, "index:p:city", "columns=(city)"));
+    OK(s->create(s, "index:p:age", "columns=(age)"));
+    OK(s->create(s, "index:p:score", "columns=(score)"));
+    OK(s->open_cursor(s, "table:p", NULL, NULL, &c));
+    for (id = 1; id <= 30; id++) {
+        snprintf(name, sizeof(name), "n%02d", (int)id);
+        c->set_key(c, id);
+        c->set_value(c, name, cities[(id * 7) % 5], age_of(id), (uint32_t)((id * 13) % 17));
+        OK(c->insert(c));
+    }
+    OK(c->close(c));
+}
+
+/* An index cursor positioned on a city / an age / a score. */
+static WT_CURSOR *
+city(const char *name)
+{
+    WT_CURSOR *c;
+
+    OK(s->open_cursor(s, "index:p:city", NULL, NULL, &c));
+    c->set_key(c, name);
+    OK(c->search(c));
+    return (c);
+}
+
+static WT_CURSOR *
+age(uint32_t years)
+{
+    WT_CURSOR *c;
+
+    OK(s->open_cursor(s, "index:p:age", NULL, NULL, &c));
+    c->set_key(c, years);
+    OK(c->search(c));
+    return (c);
+}
+
+static WT_CURSOR *
+score(uint32_t n)
+{
+    WT_CURSOR *c;
+
+    OK(s->open_cursor(s, "index:p:score", NULL, NULL, &c));
+    c->set_key(c, n);
+    OK(c->search(c));
+    return (c);
+}
+
+static WT_CURSOR *
+join_cursor(const char *uri)
+{
+    WT_CURSOR *j;
+
+    OK(s->open_cursor(s, uri, NULL, NULL, &j));
+    return (j);
+}
+
+static void
+join(WT_CURSOR *j, WT_CURSOR *ref, const char *config)
+{
+    int ret;
+
+    ret = s->join(s, j, ref, config);
+    fprintf(out, "join %s: %d\n", config == NULL ? "-" : config, ret);
+}
+
+/* Every statistic of join cursor `j`. */
+static void
+stats(WT_CURSOR *j)
+{
+    WT_CURSOR *st;
+    const char *desc, *pv;
+    int64_t v;
+    int key, ret;
+
+    OK(s->open_cursor(s, "statistics:join", j, NULL, &st));
+    while ((ret = st->next(st)) == 0) {
+        OK(st->get_key(st, &key));
+        OK(st->get_value(st, &desc, &pv, &v));
+        fprintf(out, "  %d %s = %" PRId64 " (%s)\n", key, desc, v, pv);
+    }
+    fprintf(out, "  stats end: %d\n", ret);
+    OK(st->close(st));
+}
+
+/* The rows of `j` (names, or ids with a projection that has no name) and its statistics. */
+static void
+rows(const char *what, WT_CURSOR *j)
+{
+    const char *name, *city;
+    uint32_t years, points;
+    uint64_t id;
+    int n, ret;
+
+    fprintf(out, "%s:", what);
+    n = 0;
+    while ((ret = j->next(j)) == 0) {
+        OK(j->get_key(j, &id));
+        if (strcmp(j->value_format, "S") == 0) {
+            OK(j->get_value(j, &name));
+            fprintf(out, " %s", name);
+        } else {
+            OK(j->get_value(j, &name, &city, &years, &points));
+            fprintf(out, " %s/%s/%u", name, city, years);
+        }
+        n++;
+    }
+    fprintf(out, " (%d rows, %d)\n", n, ret);
+    stats(j);
+}
+
+static void
+close_all(WT_CURSOR **c, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++)
+        OK(c[i]->close(c[i]));
+}
+
+/* One condition, each comparison. */
+static void
+single(void)
+{
+    static const char *compares[] = {"compare=eq", "compare=ge", "compare=gt", "compare=le", "compare=lt"};
+    WT_CURSOR *c[2];
+    char what[64];
+    size_t i;
+
+    for (i = 0; i < sizeof(compares) / sizeof(compares[0]); i++) {
+        c[0] = join_cursor("join:table:p");
+        c[1] = age(age_of(7));
+        join(c[0], c[1], compares[i]);
+        snprintf(what, sizeof(what), "age %s %u", compares[i], age_of(7));
+        rows(what, c[0]);
+        close_all(c, 2);
+    }
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("paris");
+    join(c[0], c[1], NULL);
+    rows("city = paris", c[0]);
+    close_all(c, 2);
+}
+
+/* Two ends on one index: a range. */
+static void
+ranges(void)
+{
+    WT_CURSOR *c[3];
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = age(age_of(2));
+    c[2] = age(age_of(1));
+    join(c[0], c[1], "compare=ge");
+    join(c[0], c[2], "compare=lt");
+    rows("age in [lo, hi)", c[0]);
+    close_all(c, 3);
+
+    /* The upper end first: the ends are kept lower first. */
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = age(age_of(1));
+    c[2] = age(age_of(2));
+    join(c[0], c[1], "compare=le");
+    join(c[0], c[2], "compare=gt");
+    rows("age in (lo, hi]", c[0]);
+    close_all(c, 3);
+
+    /* Overlapping ends and eq with and are refused. */
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = age(age_of(3));
+    c[2] = age(age_of(11));
+    join(c[0], c[1], "compare=ge");
+    join(c[0], c[2], "compare=gt");
+    close_all(c, 3);
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("rome");
+    c[2] = city("oslo");
+    join(c[0], c[1], "compare=eq");
+    join(c[0], c[2], "compare=eq");
+    close_all(c, 3);
+}
+
+/* Conditions on several indices, and-ed; with bloom filters. */
+static void
+conjunctions(void)
+{
+    WT_CURSOR *c[4];
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("paris");
+    c[2] = age(age_of(9));
+    join(c[0], c[1], NULL);
+    join(c[0], c[2], "compare=gt");
+    rows("paris and age > x", c[0]);
+    close_all(c, 3);
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = age(age_of(9));
+    c[2] = city("tokyo");
+    c[3] = score(5);
+    join(c[0], c[1], "compare=le");
+    join(c[0], c[2], "strategy=bloom,count=100");
+    join(c[0], c[3], "compare=ge,strategy=bloom,count=100");
+    rows("age <= x and tokyo (bloom) and score >= 5 (bloom, shared)", c[0]);
+    close_all(c, 4);
+
+    /* A bloom entry joined after a plain one goes before it; different counts: two filters. */
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("oslo");
+    c[2] = score(3);
+    c[3] = age(age_of(20));
+    join(c[0], c[1], NULL);
+    join(c[0], c[2], "compare=gt");
+    join(c[0], c[3], "compare=lt,strategy=bloom,count=50,bloom_bit_count=32,bloom_hash_count=4");
+    rows("oslo and score > 3 and age < x (bloom)", c[0]);
+    close_all(c, 4);
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("lima");
+    c[2] = age(age_of(15));
+    c[3] = score(8);
+    join(c[0], c[1], NULL);
+    join(c[0], c[2], "compare=ge,strategy=bloom,count=1000");
+    join(c[0], c[3], "compare=le,strategy=bloom,count=10,bloom_false_positives=true");
+    rows("lima and age >= x (bloom) and score <= 8 (bloom, false positives)", c[0]);
+    close_all(c, 4);
+
+    /* Bloom without count, a nested join with a compare: refused. */
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("lima");
+    join(c[0], c[1], "strategy=bloom");
+    close_all(c, 2);
+}
+
+/* Conditions or-ed: each entry is iterated in turn (a row meeting two is found twice). */
+static void
+disjunctions(void)
+{
+    WT_CURSOR *c[4];
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("rome");
+    c[2] = age(age_of(2));
+    join(c[0], c[1], "operation=or");
+    join(c[0], c[2], "operation=or,compare=lt");
+    rows("rome or age < x", c[0]);
+    close_all(c, 3);
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("oslo");
+    c[2] = city("rome");
+    c[3] = age(age_of(4));
+    join(c[0], c[1], "operation=or");
+    join(c[0], c[2], "operation=or");
+    join(c[0], c[3], "operation=or,compare=gt");
+    rows("oslo or rome or age > x", c[0]);
+    close_all(c, 4);
+
+    /* Mixing and with or is refused. */
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("oslo");
+    c[2] = age(age_of(4));
+    join(c[0], c[1], "operation=or");
+    join(c[0], c[2], "operation=and");
+    close_all(c, 3);
+}
+
+/* Join cursors nested in others, iterated first and checked later. */
+static void
+nested(void)
+{
+    WT_CURSOR *c[5];
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = join_cursor("join:table:p");
+    c[2] = city("oslo");
+    c[3] = city("tokyo");
+    c[4] = age(age_of(6));
+    join(c[1], c[2], "operation=or");
+    join(c[1], c[3], "operation=or");
+    join(c[0], c[1], NULL);
+    join(c[0], c[4], "compare=lt");
+    rows("(oslo or tokyo) and age < x", c[0]);
+    fprintf(out, "the nested join's own:\n");
+    stats(c[1]);
+    close_all(c, 5);
+
+    c[0] = join_cursor("join:table:p");
+    c[1] = join_cursor("join:table:p");
+    c[2] = age(age_of(8));
+    c[3] = score(2);
+    c[4] = city("paris");
+    join(c[1], c[2], "compare=ge");
+    join(c[1], c[3], "compare=gt");
+    join(c[0], c[4], NULL);
+    join(c[0], c[1], NULL);
+    rows("paris and (age >= x and score > y)", c[0]);
+    /* Nested joins take no compare, count or strategy. */
+    join(c[0], c[1], "compare=gt");
+    close_all(c, 5);
+}
+
+/* No rows; statistics before and after iterating; reset; the statistics cursor's moves. */
+static void
+edges(void)
+{
+    WT_CURSOR *c[3], *st;
+    const char *desc, *pv;
+    int64_t v;
+    int key;
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = age(67);
+    join(c[0], c[1], "compare=gt");
+    rows("age > 67 (none)", c[0]);
+    close_all(c, 2);
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("tokyo");
+    c[2] = age(age_of(1));
+    join(c[0], c[1], NULL);
+    join(c[0], c[2], "compare=eq");
+    fprintf(out, "before next:\n");
+    stats(c[0]);
+    rows("tokyo and age = x", c[0]);
+    /* After WT_NOTFOUND the next next starts over; reset too. */
+    rows("again", c[0]);
+    fprintf(out, "next: %d\n", c[0]->next(c[0]));
+    fprintf(out, "reset: %d\n", c[0]->reset(c[0]));
+    stats(c[0]);
+    rows("after reset", c[0]);
+
+    /* prev walks the sets backwards; search finds a key in the set entered. */
+    OK(s->open_cursor(s, "statistics:join", c[0], NULL, &st));
+    while (st->prev(st) == 0) {
+        OK(st->get_key(st, &key));
+        OK(st->get_value(st, &desc, &pv, &v));
+        fprintf(out, "  prev %d %s = %" PRId64 "\n", key, desc, v);
+    }
+    OK(st->reset(st));
+    OK(st->next(st));
+    OK(st->next(st));
+    st->set_key(st, WT_STAT_JOIN_ITERATED);
+    fprintf(out, "search: %d\n", st->search(st));
+    OK(st->get_value(st, &desc, &pv, &v));
+    fprintf(out, "  %s = %" PRId64 "\n", desc, v);
+    st->set_key(st, WT_STAT_JOIN_ITERATED + 1);
+    fprintf(out, "search past: %d\n", st->search(st));
+    OK(st->close(st));
+    close_all(c, 3);
+}
+
+static void
+errors(void)
+{
+    WT_CURSOR *j, *t, *st;
+    int ret;
+
+    ret = s->open_cursor(s, "statistics:join", NULL, NULL, &st);
+    fprintf(out, "statistics:join without a cursor: %d\n", ret);
+    OK(s->open_cursor(s, "table:p", NULL, NULL, &t));
+    ret = s->open_cursor(s, "statistics:join", t, NULL, &st);
+    fprintf(out, "statistics:join of a table cursor: %d\n", ret);
+    j = join_cursor("join:table:p");
+    ret = s->open_cursor(s, "statistics:table:p", j, NULL, &st);
+    fprintf(out, "statistics:table:p with a join cursor: %d\n", ret);
+    OK(s->open_cursor(s, "statistics:join", j, NULL, &st));
+    fprintf(out, "statistics of a join with no conditions: %d\n", st->next(st));
+    OK(st->close(st));
+    fprintf(out, "next with no conditions: %d\n", j->next(j));
+    fprintf(out, "prev: %d\n", j->prev(j));
+    OK(j->close(j));
+    OK(t->close(t));
+}
+
+/* The transcript file beside this source. */
+static void
+ref_path(char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", __FILE__);
+    strcpy(buf + strlen(buf) - 2, ".ref");
+}
+
+int
+main(int argc, char *argv[])
+{
+    WT_CONNECTION *conn;
+    FILE *want;
+    char home[512], path[512], *got, line[512], wline[512];
+    size_t got_len;
+    int record, n;
+
+    record = argc > 1 && strcmp(argv[1], "--record") == 0;
+    ul_mkhome("join_stats", home, sizeof(home));
+    OK(wiredtiger_open(home, NULL, "create,statistics=(fast)", &conn));
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    out = open_memstream(&got, &got_len);
+    load();
+    single();
+    ranges();
+    conjunctions();
+    disjunctions();
+    nested();
+    edges();
+    errors();
+    fclose(out);
+    OK(conn->close(conn, NULL));
+    ul_rmhome(home);
+
+    ref_path(path, sizeof(path));
+    if (record) {
+        want = fopen(path, "w");
+        CHECK(want != NULL);
+        if (want != NULL) {
+            fputs(got, want);
+            fclose(want);
+        }
+    } else {
+        /* Line by line: the first difference is shown. */
+        want = fopen(path, "r");
+        CHECK(want != NULL);
+        out = fmemopen(got, got_len, "r");
+        for (n = 1; want != NULL; n++) {
+            char *a = fgets(wline, sizeof(wline), want), *b = fgets(line, sizeof(line), out);
+            if (a == NULL && b == NULL)
+                break;
+            CHECK_STR(b == NULL ? "(end)\n" : line, a == NULL ? "(end)\n" : wline);
+            if (a == NULL || b == NULL || strcmp(line, wline) != 0) {
+                fprintf(stderr, "join_stats.ref:%d differs\n", n);
+                break;
+            }
+        }
+        if (want != NULL)
+            fclose(want);
+        fclose(out);
+    }
+    free(got);
+    return (ul_done("join_stats"));
+}
