@@ -8,7 +8,10 @@
  *
  * Tables using a registered collator are not supported yet: create answers ENOTSUP
  * (ARCHITECTURE.md, Extensions), where the reference creates them. A registered compressor is
- * accepted (c-tests/compress.c tests what it does).
+ * accepted (c-tests/compress.c tests what it does). Journal compression is not supported:
+ * log=(compressor=NAME) of a registered compressor fails the open with ENOTSUP where a journal
+ * is written (on disk with logging on), and is accepted where none is (in memory, logging off);
+ * the reference compresses its log records.
  *
  * With an argument, the path of c-tests/ext/collator_ext.c built as a shared library: it is
  * loaded with load_extension, registers "ext_nocase" and "ext_copy", and its terminate functions
@@ -23,6 +26,8 @@
 
 static ul_recorder rec;
 static int terminated;
+
+static void log_compressor(const char *library);
 
 static int
 compare_nocase(WT_COLLATOR *collator, WT_SESSION *session, const WT_ITEM *a, const WT_ITEM *b, int *cmp)
@@ -140,6 +145,39 @@ loaded(const char *library)
     CHECK_STR(text, "init\ncollator terminate\nlibrary terminate\ninit\ncollator terminate\nlibrary terminate\ninit\ncollator "
                     "terminate\nlibrary terminate\n");
     remove(trace);
+    log_compressor(library);
+}
+
+/* log=(compressor=) on disk: ENOTSUP with logging on, accepted with it off (see the top). */
+static void
+log_compressor(const char *library)
+{
+    WT_CONNECTION *conn;
+    char config[1024], home[512];
+
+    ul_mkhome("extensions_log", home, sizeof(home));
+    snprintf(config, sizeof(config), "create,log=(enabled=true,compressor=ext_copy),extensions=[\"%s\"]", library);
+    ul_recorder_clear(&rec);
+    conn = NULL;
+    if (ul_reference())
+        OK(wiredtiger_open(home, &rec.iface, config, &conn));
+    else {
+        CHECK_RC(wiredtiger_open(home, &rec.iface, config, &conn), ENOTSUP);
+        CHECK_MSG(&rec, ENOTSUP, "journal compression is not supported");
+    }
+    if (conn != NULL)
+        OK(conn->close(conn, NULL));
+    /* An unknown name is EINVAL first, as the reference. */
+    snprintf(config, sizeof(config), "create,log=(enabled=true,compressor=nope),extensions=[\"%s\"]", library);
+    conn = NULL;
+    CHECK_RC(wiredtiger_open(home, &rec.iface, config, &conn), EINVAL);
+    snprintf(config, sizeof(config), "create,log=(enabled=false,compressor=ext_copy),extensions=[\"%s\"]", library);
+    OK(wiredtiger_open(home, &rec.iface, config, &conn));
+    OK(conn->close(conn, NULL));
+    snprintf(config, sizeof(config), "create,log=(enabled=true,compressor=none),extensions=[\"%s\"]", library);
+    OK(wiredtiger_open(home, &rec.iface, config, &conn));
+    OK(conn->close(conn, NULL));
+    ul_rmhome(home);
 }
 
 int
