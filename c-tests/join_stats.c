@@ -260,6 +260,24 @@ conjunctions(void)
     rows("lima and age >= x (bloom) and score <= 8 (bloom, false positives)", c[0]);
     close_all(c, 4);
 
+    /* Tiny filters: false positives, found by reading the row (the reference's hashes). */
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("paris");
+    c[2] = age(age_of(5));
+    c[3] = score(4);
+    join(c[0], c[1], NULL);
+    join(c[0], c[2], "compare=gt,strategy=bloom,count=3,bloom_bit_count=2,bloom_hash_count=2");
+    join(c[0], c[3], "compare=lt,strategy=bloom,count=3,bloom_bit_count=3,bloom_hash_count=3");
+    rows("paris and age > x (tiny bloom) and score < 4 (tiny bloom, shared)", c[0]);
+    close_all(c, 4);
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = score(9);
+    c[2] = city("rome");
+    join(c[0], c[1], "compare=ge");
+    join(c[0], c[2], "strategy=bloom,count=1,bloom_bit_count=5,bloom_hash_count=2");
+    rows("score >= 9 and rome (tiny bloom)", c[0]);
+    close_all(c, 3);
+
     /* Bloom without count, a nested join with a compare: refused. */
     c[0] = join_cursor("join:table:p(name)");
     c[1] = city("lima");

@@ -9,6 +9,7 @@ mod pinned;
 #[cfg(test)]
 mod reuse_tests;
 mod schema_cursor;
+mod join_bloom;
 mod schema_join;
 mod schema_ops;
 mod schema_parts;

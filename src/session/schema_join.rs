@@ -15,12 +15,12 @@
 //! filter first, then by reading the row's index columns from the table and comparing them
 //! with the entry's ends. A nested join is iterated, and checked, through its own entries.
 //!
-//! Per entry it counts the reference's five join statistics. Differences from the reference:
-//! a filter is exact (a set of primary keys, no bloom false positives); an index cursor with a
-//! key but no position is accepted (iteration starts at the first entry at or after its key).
+//! Per entry it counts the reference's five join statistics; the filters are the reference's
+//! kind of bloom filter (`join_bloom`), so even their false positives are the same. One
+//! difference: an index cursor with a key but no position is accepted (iteration starts at the
+//! first entry at or after its key), where the reference wants it positioned.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -29,6 +29,7 @@ use crate::conn::Connection;
 use crate::error::{Error, Kind, Result};
 use crate::schema::columns::{pack_values, unpack_values, Value};
 
+use super::join_bloom::Bloom;
 use super::schema_cursor::SchemaCursor;
 use super::{CursorId, Session};
 
@@ -75,11 +76,11 @@ enum Of {
     Join(Arc<Mutex<JoinCore>>),
 }
 
-/// An entry's bloom filter, kept exact.
+/// An entry's bloom filter.
 enum Filter {
     None,
     /// Its own: the primary keys in the entry's range (intersected with the sharers').
-    Own(HashSet<Vec<u8>>),
+    Own(Bloom),
     /// Entry `at`'s (the entries with `strategy=bloom` and the same `count` share one).
     Shared(usize),
 }
@@ -95,6 +96,9 @@ struct Entry {
     /// `bloom_false_positives=true`: the filter's answer is taken as it is.
     false_positives: bool,
     count: u64,
+    /// `bloom_bit_count` (bits per item) and `bloom_hash_count`.
+    bits: u32,
+    hashes: u32,
     ends: Vec<End>,
     stats: JoinStats,
     filter: Filter,
@@ -204,11 +208,13 @@ struct JoinConfig {
     or: bool,
     bloom: bool,
     count: u64,
+    bits: u32,
+    hashes: u32,
     false_positives: bool,
 }
 
 fn parse_config(config: Option<&str>) -> Result<JoinConfig> {
-    let mut out = JoinConfig { range: EQ, or: false, bloom: false, count: 0, false_positives: false };
+    let mut out = JoinConfig { range: EQ, or: false, bloom: false, count: 0, bits: 16, hashes: 8, false_positives: false };
     let mut parser = crate::config::Parser::new(config.unwrap_or(""));
     while let Some(pair) = parser.next_pair() {
         let (key, value) = pair.map_err(Error::from)?;
@@ -241,8 +247,17 @@ fn parse_config(config: Option<&str>) -> Result<JoinConfig> {
             }
             "count" => out.count = int()?,
             "bloom_bit_count" | "bloom_hash_count" => {
-                if int()? > u64::from(u32::MAX) {
-                    return Err(Error::invalid(format!("{}: value too large", key.text)));
+                let (n, max) = (int()?, if key.text == "bloom_bit_count" { 1000 } else { 100 });
+                if n < 2 {
+                    return Err(Error::invalid(format!("Value too small for key '{}' the minimum is 2", key.text)));
+                }
+                if n > max {
+                    return Err(Error::invalid(format!("Value too large for key '{}' the maximum is {max}", key.text)));
+                }
+                if key.text == "bloom_bit_count" {
+                    out.bits = n as u32;
+                } else {
+                    out.hashes = n as u32;
                 }
             }
             "bloom_false_positives" => {
@@ -409,6 +424,8 @@ impl Entry {
             or: cfg.or,
             false_positives: cfg.false_positives,
             count: cfg.count,
+            bits: cfg.bits,
+            hashes: cfg.hashes,
             ends: Vec::new(),
             stats: JoinStats::default(),
             filter: Filter::None,
@@ -449,6 +466,8 @@ fn merge(entry: &mut Entry, cfg: &JoinConfig, end: End) -> Result<()> {
         }
     }
     entry.count = cfg.count;
+    entry.bits = entry.bits.max(cfg.bits);
+    entry.hashes = entry.hashes.max(cfg.hashes);
     entry.ends.insert(at.unwrap_or(entry.ends.len()), end);
     Ok(())
 }
@@ -601,27 +620,34 @@ impl Ctx<'_> {
                 entry.or = false;
             }
             if !iterable && entry.bloom {
-                let set = self.fill(&mut core.entries[at])?;
-                match std::mem::replace(&mut core.entries[at].filter, Filter::None) {
-                    Filter::None => {
-                        core.entries[at].filter = Filter::Own(set);
-                        let count = core.entries[at].count;
-                        for other in &mut core.entries[at + 1..] {
-                            if other.bloom && other.count == count {
-                                other.filter = Filter::Shared(at);
-                            }
+                let count = entry.count;
+                if matches!(entry.filter, Filter::None) {
+                    // The first of the entries with this count: its filter is shared by the
+                    // others, sized for the largest of their settings.
+                    let sharers = |e: &&mut Entry| e.bloom && e.count == count;
+                    let (bits, hashes) = core.entries[at..].iter_mut().filter(sharers).fold((0, 0), |(b, h), e| (e.bits.max(b), e.hashes.max(h)));
+                    for e in core.entries[at..].iter_mut().filter(sharers) {
+                        (e.bits, e.hashes) = (bits, hashes);
+                    }
+                    let mut bloom = Bloom::new(count, bits, hashes);
+                    self.fill(&mut core.entries[at], &mut bloom)?;
+                    core.entries[at].filter = Filter::Own(bloom);
+                    for e in &mut core.entries[at + 1..] {
+                        if e.bloom && e.count == count {
+                            e.filter = Filter::Shared(at);
                         }
                     }
+                } else {
                     // A sharer narrows the shared filter to its own range too.
-                    Filter::Shared(owner) => {
-                        if let Filter::Own(shared) = &mut core.entries[owner].filter {
-                            shared.retain(|pk| set.contains(pk));
-                        }
-                        core.entries[at].filter = Filter::Shared(owner);
-                    }
-                    Filter::Own(mut own) => {
-                        own.retain(|pk| set.contains(pk));
-                        core.entries[at].filter = Filter::Own(own);
+                    let entry = &mut core.entries[at];
+                    let mut bloom = Bloom::new(count, entry.bits, entry.hashes);
+                    self.fill(entry, &mut bloom)?;
+                    let owner = match entry.filter {
+                        Filter::Shared(owner) => owner,
+                        _ => at,
+                    };
+                    if let Filter::Own(shared) = &mut core.entries[owner].filter {
+                        shared.intersect(&bloom);
                     }
                 }
             }
@@ -633,14 +659,13 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// The primary keys in `entry`'s range, found by a scan of its index from its first end
-    /// (the rows its bloom filter holds).
-    fn fill(&mut self, entry: &mut Entry) -> Result<HashSet<Vec<u8>>> {
+    /// Inserts into `bloom` the primary keys in `entry`'s range, found by a scan of its index
+    /// from its first end.
+    fn fill(&mut self, entry: &mut Entry, bloom: &mut Bloom) -> Result<()> {
         let Of::Index(index) = entry.of else { unreachable!("filters are on index entries") };
         let layout = self.sc.layout();
         let id = self.s.open_scan(self.conn, &layout.indices[index].table)?;
         let out = (|| {
-            let mut set = HashSet::new();
             let first = &entry.ends[0];
             let mut skip = usize::from(first.range == GE);
             let mut more = if first.range & GT != 0 || first.range == EQ {
@@ -688,12 +713,12 @@ impl Ctx<'_> {
                     }
                 }
                 if insert {
-                    set.insert(pk);
+                    bloom.insert(&pk);
                     entry.stats.bloom_insert += 1;
                 }
                 more = found(self.s.next(id))?;
             }
-            Ok(set)
+            Ok(())
         })();
         self.s.close_scan(id);
         out
@@ -864,8 +889,8 @@ impl Ctx<'_> {
         let mut filtered = false;
         match &entry.filter {
             Filter::None => {}
-            Filter::Own(set) => {
-                if !set.contains(&self.key) {
+            Filter::Own(bloom) => {
+                if !bloom.may_hold(&self.key) {
                     return Ok(false);
                 }
                 if entry.false_positives {
