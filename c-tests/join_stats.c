@@ -357,7 +357,7 @@ nested(void)
 static void
 edges(void)
 {
-    WT_CURSOR *c[3], *st;
+    WT_CURSOR *c[3], *extra, *st;
     const char *desc, *pv;
     int64_t v;
     int key;
@@ -383,6 +383,14 @@ edges(void)
     stats(c[0]);
     rows("after reset", c[0]);
 
+    /*
+     * Joined after iterating: accepted, as the reference, and the new entry is checked as it
+     * is, never prepared (no filter). Not compared: the reference then compares with an
+     * empty key (it reads the cursors' keys only when preparing), so every row passes.
+     */
+    extra = score(2);
+    join(c[0], extra, "compare=ge,strategy=bloom,count=10");
+
     /* prev walks the sets backwards; search finds a key in the set entered. */
     OK(s->open_cursor(s, "statistics:join", c[0], NULL, &st));
     while (st->prev(st) == 0) {
@@ -401,6 +409,44 @@ edges(void)
     fprintf(out, "search past: %d\n", st->search(st));
     OK(st->close(st));
     close_all(c, 3);
+    OK(extra->close(extra));
+}
+
+/* A cursor used in a join serves it only, until the join cursor closes. */
+static void
+joined(void)
+{
+    WT_CURSOR *c[3];
+    const char *name, *where;
+    uint32_t years, points;
+    uint64_t id;
+    int exact;
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("lima");
+    c[2] = join_cursor("join:table:p");
+    join(c[0], c[1], NULL);
+    rows("lima", c[0]);
+    /* (After iterating: the reference's join reads the cursor's position lazily.) */
+    fprintf(out, "joined get_key: %d\n", c[1]->get_key(c[1], &where));
+    fprintf(out, "joined get_value: %d\n", c[1]->get_value(c[1], &name, &where, &years, &points));
+    fprintf(out, "joined next: %d\n", c[1]->next(c[1]));
+    fprintf(out, "joined prev: %d\n", c[1]->prev(c[1]));
+    fprintf(out, "joined search: %d\n", c[1]->search(c[1]));
+    fprintf(out, "joined search_near: %d\n", c[1]->search_near(c[1], &exact));
+    fprintf(out, "joined reset: %d\n", c[1]->reset(c[1]));
+    join(c[2], c[1], NULL);
+    /* A nested join cursor is joined too. */
+    join(c[2], age(age_of(3)), "compare=ge");
+    join(c[0], c[2], NULL);
+    fprintf(out, "nested next: %d\n", c[2]->next(c[2]));
+    OK(c[0]->close(c[0]));
+    fprintf(out, "after the join closed, next: %d\n", c[1]->next(c[1]));
+    OK(c[1]->get_key(c[1], &where));
+    fprintf(out, "  %s\n", where);
+    (void)id;
+    OK(c[1]->close(c[1]));
+    OK(c[2]->close(c[2]));
 }
 
 static void
@@ -455,6 +501,7 @@ main(int argc, char *argv[])
     disjunctions();
     nested();
     edges();
+    joined();
     errors();
     fclose(out);
     OK(conn->close(conn, NULL));

@@ -7,6 +7,7 @@
 //! Plain tables never come here: their cursors stay on the quick paths.
 
 use std::ffi::CString;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::config::{self, Method};
@@ -72,6 +73,9 @@ pub struct SchemaCursor {
     value: Held,
     /// A join cursor's conditions and rows.
     join: Option<Box<JoinState>>,
+    /// Used in a join (as the reference's `WT_CURSTD_JOINED`): its methods are refused until
+    /// the join cursor closes.
+    joined: Arc<AtomicBool>,
     /// Per index, its custom extractor (None for an index of columns; the error of an
     /// unregistered one, reported by the first write, as the reference does).
     extractors: Vec<Option<Result<Arc<dyn Extractor>>>>,
@@ -109,6 +113,24 @@ impl SchemaCursor {
     /// The packed key, for `get_key`.
     pub fn key_bytes(&self) -> Result<&[u8]> {
         self.key.bytes().ok_or_else(|| Error::invalid("requires key be set"))
+    }
+
+    /// Whether the cursor is used in a join: its methods answer `ENOTSUP` (see `joined`).
+    pub fn is_joined(&self) -> bool {
+        self.joined.load(Ordering::Relaxed)
+    }
+
+    /// The flag a join sets (and clears when the join cursor closes).
+    pub(super) fn joined_flag(&self) -> &Arc<AtomicBool> {
+        &self.joined
+    }
+
+    /// `get_value`'s packed value: refused while the cursor is used in a join.
+    pub fn api_value_bytes(&self) -> Result<&[u8]> {
+        if self.is_joined() {
+            return Err(joined());
+        }
+        self.value_bytes()
     }
 
     /// The packed value, for `get_value`.
@@ -197,6 +219,11 @@ impl SchemaCursor {
             _ => None,
         }
     }
+}
+
+/// The error of a method of a cursor used in a join.
+pub fn joined() -> Error {
+    Error::unsupported("cursor is being used in a join")
 }
 
 /// Sets an internal (raw) cursor's key or value to `bytes`.
@@ -337,6 +364,7 @@ impl Session {
             key: Held::default(),
             value: Held::default(),
             join: join.then(|| Box::new(JoinState::new(uri))),
+            joined: Arc::default(),
             extractors,
             pk: Vec::new(),
         }))
@@ -370,6 +398,7 @@ impl Session {
             for id in join.take_cursors() {
                 self.close_inner(id);
             }
+            join.release_joined();
         }
         for id in cursor.inner() {
             self.close_inner(id);

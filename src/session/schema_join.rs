@@ -21,6 +21,7 @@
 //! first entry at or after its key), where the reference wants it positioned.
 
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -178,18 +179,27 @@ impl Iter {
 pub struct JoinState {
     core: Arc<Mutex<JoinCore>>,
     iter: Option<Iter>,
+    /// The "used in a join" flags of the cursors joined to it, cleared when it closes.
+    joined: Vec<Arc<AtomicBool>>,
 }
 
 impl JoinState {
     /// The state of a new join cursor opened on `uri`.
     pub fn new(uri: &str) -> JoinState {
         let name = uri.strip_prefix("join:").unwrap_or(uri).to_string();
-        JoinState { core: Arc::new(Mutex::new(JoinCore { name, ..JoinCore::default() })), iter: None }
+        JoinState { core: Arc::new(Mutex::new(JoinCore { name, ..JoinCore::default() })), iter: None, joined: Vec::new() }
     }
 
     /// The entries, for `statistics:join`.
     pub fn core(&self) -> &Arc<Mutex<JoinCore>> {
         &self.core
+    }
+
+    /// Frees the cursors joined to it for other uses (its close).
+    pub(super) fn release_joined(&mut self) {
+        for flag in self.joined.drain(..) {
+            flag.store(false, AtomicOrdering::Relaxed);
+        }
     }
 
     /// The internal cursors the iteration holds (closed with the join cursor).
@@ -291,6 +301,9 @@ impl Session {
         if join.layout().table.name() != reference.layout().table.name() {
             return Err(Error::invalid("table for join cursor does not match table for ref_cursor"));
         }
+        if reference.is_joined() {
+            return Err(Error::invalid("cursor already used in a join"));
+        }
         let cfg = parse_config(config)?;
         if sub.is_some() && (cfg.count != 0 || cfg.range != EQ || cfg.bloom) {
             return Err(Error::invalid(
@@ -310,10 +323,9 @@ impl Session {
             Some(at) if sub.is_none() => Some(self.end_of(reference, at, cfg.range)?),
             _ => None,
         };
+        // (A join cursor that iterated already takes more, as the reference's: a new entry is
+        // checked as it is, never prepared.)
         let mut core = this.lock();
-        if core.initialized {
-            return Err(Error::invalid("cannot add to a join cursor that is iterating"));
-        }
         if core.entries.is_empty() {
             core.or = cfg.or;
         } else if cfg.or && !core.or {
@@ -338,12 +350,16 @@ impl Session {
         let Some(end) = end else {
             let sub = sub.expect("a nested join");
             core.entries.push(Entry::new(Of::Join(sub), String::new(), &cfg));
+            drop(core);
+            mark(join, reference);
             return Ok(());
         };
         let at = index.expect("an index cursor");
         let i = match found {
             Some(i) => {
                 merge(&mut core.entries[i], &cfg, end)?;
+                drop(core);
+                mark(join, reference);
                 return Ok(());
             }
             None => match unfiltered {
@@ -355,6 +371,8 @@ impl Session {
         let mut entry = Entry::new(Of::Index(at), name, &cfg);
         entry.ends.push(end);
         core.entries.insert(i, entry);
+        drop(core);
+        mark(join, reference);
         Ok(())
     }
 
@@ -412,6 +430,15 @@ impl Session {
         for id in ids {
             self.close_scan(id);
         }
+    }
+}
+
+/// Marks `reference` as used in `join` (until `join` closes).
+fn mark(join: &mut SchemaCursor, reference: &SchemaCursor) {
+    let flag = Arc::clone(reference.joined_flag());
+    flag.store(true, AtomicOrdering::Relaxed);
+    if let Some(state) = join.join_state_mut() {
+        state.joined.push(flag);
     }
 }
 
