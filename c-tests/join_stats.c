@@ -81,6 +81,18 @@ score(uint32_t n)
     return (c);
 }
 
+/* A table cursor positioned on a row: a condition on the primary key. */
+static WT_CURSOR *
+row(uint64_t id)
+{
+    WT_CURSOR *c;
+
+    OK(s->open_cursor(s, "table:p", NULL, NULL, &c));
+    c->set_key(c, id);
+    OK(c->search(c));
+    return (c);
+}
+
 static WT_CURSOR *
 join_cursor(const char *uri)
 {
@@ -318,6 +330,40 @@ disjunctions(void)
     close_all(c, 3);
 }
 
+/* Conditions on the primary key (table cursors joined). */
+static void
+primary(void)
+{
+    WT_CURSOR *c[4];
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = row(5);
+    c[2] = row(12);
+    c[3] = city("oslo");
+    join(c[0], c[1], "compare=ge");
+    join(c[0], c[2], "compare=lt");
+    join(c[0], c[3], NULL);
+    rows("id in [5, 12) and oslo", c[0]);
+    close_all(c, 4);
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("tokyo");
+    c[2] = row(10);
+    join(c[0], c[1], NULL);
+    join(c[0], c[2], "compare=gt,strategy=bloom,count=30");
+    rows("tokyo and id > 10 (bloom)", c[0]);
+    close_all(c, 3);
+
+    c[0] = join_cursor("join:table:p(name)");
+    /* (Not a lone le/lt on the primary key: the reference crashes preparing it.) */
+    c[1] = row(27);
+    c[2] = city("paris");
+    join(c[0], c[1], "compare=ge,operation=or");
+    join(c[0], c[2], "operation=or");
+    rows("id >= 27 or paris", c[0]);
+    close_all(c, 3);
+}
+
 /* Join cursors nested in others, iterated first and checked later. */
 static void
 nested(void)
@@ -499,6 +545,7 @@ main(int argc, char *argv[])
     ranges();
     conjunctions();
     disjunctions();
+    primary();
     nested();
     edges();
     joined();

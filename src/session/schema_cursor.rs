@@ -212,6 +212,11 @@ impl SchemaCursor {
         self.config.raw
     }
 
+    /// Whether this cursor reads the table's rows (not an index or join cursor).
+    pub(super) fn is_table_target(&self) -> bool {
+        self.target == Target::Table
+    }
+
     /// The index an index cursor reads.
     pub(super) fn index_target(&self) -> Option<usize> {
         match self.target {

@@ -73,6 +73,8 @@ struct End {
 enum Of {
     /// Index `at` of the table.
     Index(usize),
+    /// The table's primary key (a table cursor joined).
+    Table,
     /// A nested join cursor (shared with it: its statistics count there).
     Join(Arc<Mutex<JoinCore>>),
 }
@@ -89,7 +91,8 @@ enum Filter {
 /// One entry of a join cursor.
 struct Entry {
     of: Of,
-    /// `index:T:NAME`, the prefix of its statistics' descriptions (empty for a nested join).
+    /// `index:T:NAME`, the prefix of its statistics' descriptions (empty for a nested join or
+    /// the primary key: the join cursor's URI without `join:` is theirs).
     name: String,
     bloom: bool,
     /// `operation=or` when the entry was made: its ends are or-ed.
@@ -124,7 +127,7 @@ impl JoinCore {
     pub fn stat_sets(&self) -> Vec<(String, [i64; 5])> {
         self.entries
             .iter()
-            .map(|e| (if matches!(e.of, Of::Join(_)) { self.name.clone() } else { e.name.clone() }, e.stats.values()))
+            .map(|e| (if e.name.is_empty() { self.name.clone() } else { e.name.clone() }, e.stats.values()))
             .collect()
     }
 
@@ -294,10 +297,12 @@ impl Session {
             return Err(Error::invalid("not a join cursor"));
         }
         let sub = reference.join_state().map(|s| Arc::clone(&s.core));
-        let index = reference.index_target();
-        if sub.is_none() && index.is_none() {
-            return Err(Error::invalid("ref_cursor must be an index or join cursor"));
-        }
+        let of = match (&sub, reference.index_target()) {
+            (Some(sub), _) => Of::Join(Arc::clone(sub)),
+            (None, Some(at)) => Of::Index(at),
+            (None, None) if reference.is_table_target() => Of::Table,
+            _ => return Err(Error::invalid("ref_cursor must be an index, table or join cursor")),
+        };
         if join.layout().table.name() != reference.layout().table.name() {
             return Err(Error::invalid("table for join cursor does not match table for ref_cursor"));
         }
@@ -319,9 +324,10 @@ impl Session {
                 return Err(Error::invalid("the joined cursor has no conditions"));
             }
         }
-        let end = match index {
-            Some(at) if sub.is_none() => Some(self.end_of(reference, at, cfg.range)?),
-            _ => None,
+        let end = match of {
+            Of::Join(_) => None,
+            Of::Index(at) => Some(self.end_of(reference, Some(at), cfg.range)?),
+            Of::Table => Some(self.end_of(reference, None, cfg.range)?),
         };
         // (A join cursor that iterated already takes more, as the reference's: a new entry is
         // checked as it is, never prepared.)
@@ -336,9 +342,14 @@ impl Session {
         // The entry of the same index, and where a new filtered entry goes: filtered entries
         // come right after the first, so their cheap checks come before the others.
         let (mut found, mut unfiltered) = (None, None);
-        if let (Some(at), None) = (index, &sub) {
+        if !matches!(of, Of::Join(_)) {
             for (i, e) in core.entries.iter().enumerate() {
-                if matches!(e.of, Of::Index(x) if x == at) {
+                let same = match (&e.of, &of) {
+                    (Of::Index(a), Of::Index(b)) => a == b,
+                    (Of::Table, Of::Table) => true,
+                    _ => false,
+                };
+                if same {
                     found = Some(i);
                     break;
                 }
@@ -348,13 +359,11 @@ impl Session {
             }
         }
         let Some(end) = end else {
-            let sub = sub.expect("a nested join");
-            core.entries.push(Entry::new(Of::Join(sub), String::new(), &cfg));
+            core.entries.push(Entry::new(of, String::new(), &cfg));
             drop(core);
             mark(join, reference);
             return Ok(());
         };
-        let at = index.expect("an index cursor");
         let i = match found {
             Some(i) => {
                 merge(&mut core.entries[i], &cfg, end)?;
@@ -367,8 +376,11 @@ impl Session {
                 _ => core.entries.len(),
             },
         };
-        let name = format!("index:{}:{}", join.layout().table.name(), join.layout().indices[at].name);
-        let mut entry = Entry::new(Of::Index(at), name, &cfg);
+        let name = match of {
+            Of::Index(at) => format!("index:{}:{}", join.layout().table.name(), join.layout().indices[at].name),
+            _ => String::new(),
+        };
+        let mut entry = Entry::new(of, name, &cfg);
         entry.ends.push(end);
         core.entries.insert(i, entry);
         drop(core);
@@ -376,11 +388,15 @@ impl Session {
         Ok(())
     }
 
-    /// The end an index cursor makes.
-    fn end_of(&mut self, reference: &SchemaCursor, at: usize, range: u8) -> Result<End> {
+    /// The end an index cursor (`at`: the index) or a table cursor (None) makes.
+    fn end_of(&mut self, reference: &SchemaCursor, at: Option<usize>, range: u8) -> Result<End> {
         let key = reference
             .key_bytes()
             .map_err(|_| Error::invalid("requires reference cursor be positioned"))?;
+        let Some(at) = at else {
+            // The primary key, packed as stored.
+            return Ok(End { range, key: key.to_vec(), start: key.to_vec() });
+        };
         let layout = reference.layout();
         let key = if reference.is_raw() {
             // A raw index cursor's key is (a prefix of) the stored key.
@@ -422,7 +438,7 @@ impl Session {
         if state.iter.is_some() {
             // As the reference's, which sets its iteration at the first entry again.
             let mut core = state.core.lock();
-            if let Some(first) = core.entries.first_mut().filter(|e| matches!(e.of, Of::Index(_))) {
+            if let Some(first) = core.entries.first_mut().filter(|e| !matches!(e.of, Of::Join(_))) {
                 first.stats.iterated = 0;
             }
         }
@@ -565,6 +581,30 @@ fn split(layout: &crate::schema::layout::Layout, at: usize, stored: &[u8]) -> Re
     Ok((prefix, pk))
 }
 
+/// The store an entry's iteration and filter scan: its index's, or the table's first.
+fn store<'a>(sc: &'a SchemaCursor, of: &Of) -> &'a Arc<crate::schema::Table> {
+    match of {
+        Of::Index(at) => &sc.layout().indices[*at].table,
+        _ => &sc.layout().groups[0].table,
+    }
+}
+
+/// Which store an iteration's cursor is on (an index, or `usize::MAX` for the table).
+fn tag(of: &Of) -> usize {
+    match of {
+        Of::Index(at) => *at,
+        _ => usize::MAX,
+    }
+}
+
+/// A stored key of `of`'s store split into the key compared with the ends and the primary key.
+fn split_of(sc: &SchemaCursor, of: &Of, stored: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+    match of {
+        Of::Index(at) => split(sc.layout(), *at, stored),
+        _ => Ok((stored.to_vec(), stored.to_vec())),
+    }
+}
+
 /// What a join's evaluation works with: the session, the join cursor (its table's layout and
 /// value stores) and the current candidate's primary key.
 struct Ctx<'a> {
@@ -636,13 +676,11 @@ impl Ctx<'_> {
             entry.stats = JoinStats::default();
             // A lone upper end is iterated from the index's first entry.
             if iterable && entry.ends.len() == 1 && entry.ends[0].range & LT != 0 {
-                let Of::Index(index) = entry.of else { unreachable!("an index entry") };
-                let store = &self.sc.layout().indices[index].table;
-                let id = self.s.open_scan(self.conn, store)?;
+                let id = self.s.open_scan(self.conn, store(self.sc, &entry.of))?;
                 let first = self.s.next(id).and_then(|()| self.s.cursors.get(id).key_bytes().map(<[u8]>::to_vec));
                 self.s.close_scan(id);
                 let first = first?;
-                let (key, _) = split(self.sc.layout(), index, &first)?;
+                let (key, _) = split_of(self.sc, &entry.of, &first)?;
                 entry.ends.insert(0, End { range: GE, key, start: first });
                 entry.or = false;
             }
@@ -689,9 +727,7 @@ impl Ctx<'_> {
     /// Inserts into `bloom` the primary keys in `entry`'s range, found by a scan of its index
     /// from its first end.
     fn fill(&mut self, entry: &mut Entry, bloom: &mut Bloom) -> Result<()> {
-        let Of::Index(index) = entry.of else { unreachable!("filters are on index entries") };
-        let layout = self.sc.layout();
-        let id = self.s.open_scan(self.conn, &layout.indices[index].table)?;
+        let id = self.s.open_scan(self.conn, store(self.sc, &entry.of))?;
         let out = (|| {
             let first = &entry.ends[0];
             let mut skip = usize::from(first.range == GE);
@@ -703,7 +739,7 @@ impl Ctx<'_> {
             'scan: while more {
                 let stored = self.s.cursors.get(id).key_bytes()?.to_vec();
                 entry.stats.iterated += 1;
-                let (key, pk) = split(layout, index, &stored)?;
+                let (key, pk) = split_of(self.sc, &entry.of, &stored)?;
                 let mut insert = !entry.or;
                 let from = skip;
                 for end in entry.ends.get(from..).unwrap_or(&[]) {
@@ -771,16 +807,17 @@ impl Ctx<'_> {
         }
         entry.stats.iterated = 0;
         match entry.of {
-            Of::Index(index) => {
+            Of::Index(_) | Of::Table => {
+                let tag = tag(&entry.of);
                 let id = match iter.cursor {
-                    Some((id, on)) if on == index => id,
+                    Some((id, on)) if on == tag => id,
                     other => {
                         if let Some((id, _)) = other {
                             iter.cursor = None;
                             self.s.close_scan(id);
                         }
-                        let id = self.s.open_scan(self.conn, &self.sc.layout().indices[index].table)?;
-                        iter.cursor = Some((id, index));
+                        let id = self.s.open_scan(self.conn, store(self.sc, &entry.of))?;
+                        iter.cursor = Some((id, tag));
                         id
                     }
                 };
@@ -799,7 +836,7 @@ impl Ctx<'_> {
     fn bump(&mut self, core: &mut JoinCore, iter: &mut Iter) -> Result<()> {
         iter.positioned = false;
         let entry = &core.entries[iter.entry_pos];
-        if matches!(entry.of, Of::Index(_)) && iter.is_equal {
+        if !matches!(entry.of, Of::Join(_)) && iter.is_equal {
             iter.end_pos += 1;
             if iter.end_pos < iter.end_count {
                 let (id, _) = iter.cursor.expect("an index entry's iteration has a cursor");
@@ -860,7 +897,7 @@ impl Ctx<'_> {
                     self.close_iter(*child);
                     self.bump(core, iter)?;
                 }
-                Of::Index(_) => {
+                Of::Index(_) | Of::Table => {
                     if iter.positioned {
                         let (id, _) = iter.cursor.expect("an index entry's iteration has a cursor");
                         if !found(self.s.next(id))? {
@@ -879,9 +916,9 @@ impl Ctx<'_> {
             if !iter.ready() {
                 continue;
             }
-            let Some((id, index)) = iter.cursor else { continue };
+            let Some((id, _)) = iter.cursor else { continue };
             let stored = self.s.cursors.get(id).key_bytes()?;
-            let (idxkey, pk) = split(self.sc.layout(), index, stored)?;
+            let (idxkey, pk) = split_of(self.sc, &core.entries[iter.entry_pos].of, stored)?;
             iter.idxkey = idxkey;
             self.key = pk;
             core.entries[iter.entry_pos].stats.iterated += 1;
@@ -905,7 +942,7 @@ impl Ctx<'_> {
     /// Whether the candidate meets entry `at` (`iter` when it is the entry iterated).
     fn entry_member(&mut self, core: &mut JoinCore, at: usize, mut iter: Option<&mut Iter>) -> Result<bool> {
         let entry = &core.entries[at];
-        if let (Of::Index(_), Some(it)) = (&entry.of, &iter) {
+        if let (Of::Index(_) | Of::Table, Some(it)) = (&entry.of, &iter) {
             if it.end_pos + it.end_skip >= entry.ends.len() || (it.end_skip > 0 && entry.or) {
                 // The iteration alone meets the entry's ends.
                 return Ok(true);
@@ -941,8 +978,11 @@ impl Ctx<'_> {
                 let member = self.entries_in_range(&mut sub, child)?;
                 return Ok(member && !iter.is_some_and(|it| it.child.as_ref().is_some_and(|c| c.consumed())));
             }
-            Of::Index(index) => {
-                let index = *index;
+            Of::Index(_) | Of::Table => {
+                let index = match entry.of {
+                    Of::Index(index) => Some(index),
+                    _ => None,
+                };
                 if let Some(it) = iter {
                     let key = std::mem::take(&mut it.idxkey);
                     let verdict = in_range(&core.entries[at], &key, Some(&mut *it));
@@ -951,7 +991,11 @@ impl Ctx<'_> {
                         self.bump(core, it)?;
                     }
                     verdict == Verdict::Pass
+                } else if index.is_none() {
+                    // The primary key is the key compared: nothing to read.
+                    in_range(&core.entries[at], &self.key, None) == Verdict::Pass
                 } else {
+                    let index = index.expect("an index entry");
                     core.entries[at].stats.main_access += 1;
                     let mut keys = Vec::new();
                     if !self.s.index_keys_of_row(self.sc, index, &self.key, &mut keys)? {
