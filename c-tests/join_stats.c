@@ -26,6 +26,27 @@ age_of(uint64_t id)
     return (uint32_t)((id * 37) % 60 + 10);
 }
 
+/* A custom extractor: two index entries per row, its score and its score + 3. */
+static int
+pair(WT_EXTRACTOR *x, WT_SESSION *session, const WT_ITEM *key, const WT_ITEM *value, WT_CURSOR *result)
+{
+    const char *name, *where;
+    uint32_t years, points;
+    int ret;
+
+    (void)x;
+    (void)key;
+    if ((ret = wiredtiger_struct_unpack(session, value->data, value->size, "SSII", &name, &where, &years, &points)) != 0)
+        return (ret);
+    result->set_key(result, points);
+    if ((ret = result->insert(result)) != 0)
+        return (ret);
+    result->set_key(result, points + 3);
+    return (result->insert(result));
+}
+
+static WT_EXTRACTOR pair_extractor = {pair, NULL, NULL};
+
 static void
 load(void)
 {
@@ -37,6 +58,7 @@ load(void)
     OK(s->create(s, "index:p:city", "columns=(city)"));
     OK(s->create(s, "index:p:age", "columns=(age)"));
     OK(s->create(s, "index:p:score", "columns=(score)"));
+    OK(s->create(s, "index:p:ext", "key_format=I,extractor=pair"));
     OK(s->open_cursor(s, "table:p", NULL, NULL, &c));
     for (id = 1; id <= 30; id++) {
         snprintf(name, sizeof(name), "n%02d", (int)id);
@@ -89,6 +111,17 @@ row(uint64_t id)
 
     OK(s->open_cursor(s, "table:p", NULL, NULL, &c));
     c->set_key(c, id);
+    OK(c->search(c));
+    return (c);
+}
+
+static WT_CURSOR *
+ext(uint32_t n)
+{
+    WT_CURSOR *c;
+
+    OK(s->open_cursor(s, "index:p:ext", NULL, NULL, &c));
+    c->set_key(c, n);
     OK(c->search(c));
     return (c);
 }
@@ -364,6 +397,43 @@ primary(void)
     close_all(c, 3);
 }
 
+/* An index whose keys an extractor makes (two per row). */
+static void
+extracted(void)
+{
+    WT_CURSOR *c[3];
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = ext(7);
+    join(c[0], c[1], NULL);
+    rows("ext = 7", c[0]);
+    close_all(c, 2);
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("paris");
+    c[2] = ext(12);
+    join(c[0], c[1], NULL);
+    join(c[0], c[2], "compare=ge");
+    rows("paris and ext >= 12", c[0]);
+    close_all(c, 3);
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = city("oslo");
+    c[2] = ext(5);
+    join(c[0], c[1], NULL);
+    join(c[0], c[2], "compare=lt,strategy=bloom,count=40");
+    rows("oslo and ext < 5 (bloom)", c[0]);
+    close_all(c, 3);
+
+    c[0] = join_cursor("join:table:p(name)");
+    c[1] = ext(10);
+    c[2] = city("rome");
+    join(c[0], c[1], "compare=gt");
+    join(c[0], c[2], NULL);
+    rows("ext > 10 and rome", c[0]);
+    close_all(c, 3);
+}
+
 /* Join cursors nested in others, iterated first and checked later. */
 static void
 nested(void)
@@ -538,6 +608,7 @@ main(int argc, char *argv[])
     record = argc > 1 && strcmp(argv[1], "--record") == 0;
     ul_mkhome("join_stats", home, sizeof(home));
     OK(wiredtiger_open(home, NULL, "create,statistics=(fast)", &conn));
+    OK(conn->add_extractor(conn, "pair", &pair_extractor, NULL));
     OK(conn->open_session(conn, NULL, NULL, &s));
     out = open_memstream(&got, &got_len);
     load();
@@ -546,6 +617,7 @@ main(int argc, char *argv[])
     conjunctions();
     disjunctions();
     primary();
+    extracted();
     nested();
     edges();
     joined();
