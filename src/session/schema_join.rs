@@ -1028,3 +1028,68 @@ fn found(out: Result<()>) -> Result<bool> {
         Err(e) => Err(e),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(range: u8, or: bool) -> JoinConfig {
+        JoinConfig { range, or, bloom: false, count: 0, bits: 16, hashes: 8, false_positives: false }
+    }
+
+    fn end(range: u8, key: &[u8]) -> End {
+        End { range, key: key.to_vec(), start: key.to_vec() }
+    }
+
+    fn entry(or: bool, ends: &[(u8, &[u8])]) -> Entry {
+        let mut e = Entry::new(Of::Table, String::new(), &cfg(EQ, or));
+        e.ends = ends.iter().map(|&(r, k)| end(r, k)).collect();
+        e
+    }
+
+    #[test]
+    fn ends_of_one_index_merge_lower_first() {
+        let mut e = entry(false, &[(LT, b"m")]);
+        merge(&mut e, &cfg(GE, false), end(GE, b"c")).unwrap();
+        assert_eq!(e.ends.iter().map(|e| e.range).collect::<Vec<_>>(), [GE, LT]);
+        let overlapping = merge(&mut e, &cfg(GT, false), end(GT, b"d")).unwrap_err();
+        assert!(overlapping.messages().any(|m| m.contains("overlapping ranges")));
+        let mut eq = entry(false, &[(EQ, b"a")]);
+        let and = merge(&mut eq, &cfg(EQ, false), end(EQ, b"b")).unwrap_err();
+        assert!(and.messages().any(|m| m.contains("operation=or")));
+        let mut or = entry(true, &[(EQ, b"a")]);
+        merge(&mut or, &cfg(EQ, true), end(EQ, b"b")).unwrap();
+        assert_eq!(or.ends.len(), 2);
+    }
+
+    #[test]
+    fn keys_meet_ends() {
+        let range = entry(false, &[(GE, b"c"), (LT, b"m")]);
+        assert!(in_range(&range, b"c", None) == Verdict::Pass);
+        assert!(in_range(&range, b"b", None) == Verdict::Fail);
+        assert!(in_range(&range, b"m", None) == Verdict::Fail);
+        let either = entry(true, &[(EQ, b"a"), (EQ, b"q")]);
+        assert!(in_range(&either, b"q", None) == Verdict::Pass);
+        assert!(in_range(&either, b"b", None) == Verdict::Fail);
+        // Iterated: the first end is met by the iteration; past the upper end it is over.
+        let mut it = Iter { end_skip: 1, ..Iter::default() };
+        assert!(in_range(&range, b"z", Some(&mut it)) == Verdict::FailBump);
+        let mut it = Iter { is_equal: true, ..Iter::default() };
+        assert!(in_range(&entry(false, &[(EQ, b"a")]), b"b", Some(&mut it)) == Verdict::FailBump);
+        // A passed gt end is skipped from then on.
+        let mut it = Iter::default();
+        assert!(in_range(&entry(false, &[(GT, b"a")]), b"b", Some(&mut it)) == Verdict::Pass);
+        assert_eq!(it.end_skip, 1);
+    }
+
+    #[test]
+    fn join_configuration() {
+        let c = parse_config(Some("compare=lt,operation=or,strategy=bloom,count=7,bloom_bit_count=4,bloom_hash_count=3")).unwrap();
+        assert_eq!((c.range, c.or, c.bloom, c.count, c.bits, c.hashes), (LT, true, true, 7, 4, 3));
+        let message = |config| parse_config(Some(config)).err().unwrap().messages().collect::<Vec<_>>().join("");
+        assert!(message("strategy=bloom").contains("count must be nonzero"));
+        assert!(message("bloom_bit_count=1").contains("minimum is 2"));
+        assert!(message("bloom_hash_count=101").contains("maximum is 100"));
+        assert!(message("compare=sideways").contains("not a permitted choice"));
+    }
+}
