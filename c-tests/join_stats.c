@@ -69,15 +69,19 @@ load(void)
     OK(c->close(c));
 }
 
-/* An index cursor positioned on a city / an age / a score. */
+/* An index (or table) cursor of `uri` positioned on `key`. */
+#define POSITIONED(uri, key)                                   \
+    do {                                                       \
+        OK(s->open_cursor(s, (uri), NULL, NULL, &c));          \
+        c->set_key(c, (key));                                  \
+        OK(c->search(c));                                      \
+    } while (0)
+
 static WT_CURSOR *
 city(const char *name)
 {
     WT_CURSOR *c;
-
-    OK(s->open_cursor(s, "index:p:city", NULL, NULL, &c));
-    c->set_key(c, name);
-    OK(c->search(c));
+    POSITIONED("index:p:city", name);
     return (c);
 }
 
@@ -85,10 +89,7 @@ static WT_CURSOR *
 age(uint32_t years)
 {
     WT_CURSOR *c;
-
-    OK(s->open_cursor(s, "index:p:age", NULL, NULL, &c));
-    c->set_key(c, years);
-    OK(c->search(c));
+    POSITIONED("index:p:age", years);
     return (c);
 }
 
@@ -96,10 +97,15 @@ static WT_CURSOR *
 score(uint32_t n)
 {
     WT_CURSOR *c;
+    POSITIONED("index:p:score", n);
+    return (c);
+}
 
-    OK(s->open_cursor(s, "index:p:score", NULL, NULL, &c));
-    c->set_key(c, n);
-    OK(c->search(c));
+static WT_CURSOR *
+ext(uint32_t n)
+{
+    WT_CURSOR *c;
+    POSITIONED("index:p:ext", n);
     return (c);
 }
 
@@ -108,21 +114,7 @@ static WT_CURSOR *
 row(uint64_t id)
 {
     WT_CURSOR *c;
-
-    OK(s->open_cursor(s, "table:p", NULL, NULL, &c));
-    c->set_key(c, id);
-    OK(c->search(c));
-    return (c);
-}
-
-static WT_CURSOR *
-ext(uint32_t n)
-{
-    WT_CURSOR *c;
-
-    OK(s->open_cursor(s, "index:p:ext", NULL, NULL, &c));
-    c->set_key(c, n);
-    OK(c->search(c));
+    POSITIONED("table:p", id);
     return (c);
 }
 

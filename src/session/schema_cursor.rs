@@ -444,13 +444,7 @@ impl Session {
 
     /// Lands a join cursor on the row of primary key `pk`; false when it no longer exists.
     pub(super) fn land_row(&mut self, sc: &mut SchemaCursor, pk: &[u8]) -> Result<bool> {
-        let layout = Arc::clone(&sc.layout);
-        let kc = layout.columns.key_count();
-        let mut row = layout.columns.empty_row();
-        place(&mut row, 0..kc, unpack_values(layout.table.key_format(), pk)?);
-        if !self.fetch_groups(sc, pk, &mut row, 0)? {
-            return Ok(false);
-        }
+        let Some(row) = self.row_of(sc, pk)? else { return Ok(false) };
         sc.key.set_app(pk);
         let format = &sc.value_format;
         let projection = &sc.projection;
@@ -621,13 +615,8 @@ impl Session {
     /// The stored keys index `at` holds for the row of primary key `pk` (one, or what its
     /// extractor makes); false when there is no such row.
     pub(super) fn index_keys_of_row(&mut self, sc: &SchemaCursor, at: usize, pk: &[u8], out: &mut Vec<Vec<u8>>) -> Result<bool> {
-        let layout = Arc::clone(&sc.layout);
-        let kc = layout.columns.key_count();
-        let mut row = layout.columns.empty_row();
-        place(&mut row, 0..kc, unpack_values(layout.table.key_format(), pk)?);
-        if !self.fetch_groups(sc, pk, &mut row, 0)? {
-            return Ok(false);
-        }
+        let Some(row) = self.row_of(sc, pk)? else { return Ok(false) };
+        let layout = &sc.layout;
         out.clear();
         if layout.indices[at].extract.is_some() {
             self.extract_keys(sc, at, &row, pk, out)?;
@@ -637,6 +626,14 @@ impl Session {
             out.push(key);
         }
         Ok(true)
+    }
+
+    /// The row of primary key `pk`, None when there is none.
+    fn row_of(&mut self, sc: &SchemaCursor, pk: &[u8]) -> Result<Option<Vec<Value>>> {
+        let layout = &sc.layout;
+        let mut row = layout.columns.empty_row();
+        place(&mut row, 0..layout.columns.key_count(), unpack_values(layout.table.key_format(), pk)?);
+        Ok(self.fetch_groups(sc, pk, &mut row, 0)?.then_some(row))
     }
 
     /// Reads the value stores from `from` on for primary key `pk` into `row`; `Ok(false)` when

@@ -337,19 +337,19 @@ impl StatsView {
             };
             if at < self.stats.len() { Ok(at) } else { Err(Error::quiet(Kind::NotFound)) }
         });
-        match found {
-            Ok(at) => {
-                self.land(at);
-                Ok(())
+        let found = found.map(|at| self.land(at));
+        self.moved(found)
+    }
+
+    /// The end of a `next` / `prev`: a failed one leaves no key set and no value.
+    fn moved(&mut self, found: Result<()>) -> Result<()> {
+        if found.is_err() {
+            if self.key_state == KeyState::Set {
+                self.key_state = KeyState::Unset;
             }
-            Err(e) => {
-                if self.key_state == KeyState::Set {
-                    self.key_state = KeyState::Unset;
-                }
-                self.value_at = None;
-                Err(e)
-            }
+            self.value_at = None;
         }
+        found
     }
 
     /// `statistics:join`'s `next` / `prev`: the next key of the set entered, else the first key
@@ -374,19 +374,8 @@ impl StatsView {
             let at = if forward { walk.at.checked_add(1) } else { walk.at.checked_sub(1) };
             walk.enter(at).map(|()| self.key = if forward { JOIN_BASE } else { last })
         };
-        match found {
-            Ok(()) => {
-                self.join_land();
-                Ok(())
-            }
-            Err(e) => {
-                if self.key_state == KeyState::Set {
-                    self.key_state = KeyState::Unset;
-                }
-                self.value_at = None;
-                Err(e)
-            }
-        }
+        let found = found.map(|()| self.join_land());
+        self.moved(found)
     }
 
     /// `statistics:join`'s `search`: the key in the set entered.
