@@ -274,24 +274,16 @@ pub unsafe fn load_listed(c: &ConnectionHandle, conn: *mut WT_CONNECTION, config
 }
 
 /// `wiredtiger_open`'s `log=(compressor=NAME)`: as the reference, an unregistered name (after
-/// `extensions=` loaded theirs) fails the open with `EINVAL` "unknown compressor". Journal
-/// records are not compressed (recovery runs before `extensions=` are loaded here, so it could
-/// not read them back), so a registered name fails the open with `ENOTSUP` where there is a
-/// journal to write (on disk, `log=(enabled)`); with none (in memory, logging off) it is
-/// accepted, as nothing would be compressed.
+/// `extensions=` loaded theirs) fails the open with `EINVAL` "unknown compressor". A
+/// registered one compresses the journal's records (`Connection::finish_open` then replays
+/// the journal with it).
 pub fn check_log_compressor(c: &ConnectionHandle, config: Option<&str>) -> Result<()> {
     let Some(log) = config.and_then(|cfg| Parser::find(cfg, "log")) else { return Ok(()) };
     let inner = log.text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(log.text);
-    let Some(name) = Parser::find(inner, "compressor") else { return Ok(()) };
-    c.core.extensions().check_create(crate::conn::extensions::ExtensionKind::Compressor, name.text)?;
-    let journalled = c.core.durable().is_some_and(crate::durable::Durable::journalled);
-    if journalled && !matches!(name.text, "" | "none") {
-        return Err(Error::unsupported(format!(
-            "log=(compressor={}): journal compression is not supported (journal records are written uncompressed)",
-            name.text
-        )));
+    match Parser::find(inner, "compressor") {
+        Some(name) => c.core.extensions().check_create(crate::conn::extensions::ExtensionKind::Compressor, name.text),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Loads the library at `path_text` (see [`load_extension`]).

@@ -190,6 +190,9 @@ pub struct Connection {
     evictor: Mutex<Option<Evictor>>,
     /// Collators and compressors the application registered.
     extensions: extensions::Extensions,
+    /// An open whose journal replay waits for its compressor (`log=(compressor=NAME)`): the
+    /// name and the checkpoint settings to start with once it ran (`finish_open`).
+    deferred: Mutex<Option<(String, CheckpointConfig)>>,
 }
 
 impl Connection {
@@ -215,7 +218,10 @@ impl Connection {
         let (durable, recovery_messages, recovered) = if settings.in_memory {
             (None, Vec::new(), (0, 0))
         } else {
-            let (durable, recovered) = Durable::open(home_str, &cfg, &registry, &cache, &compressors)?;
+            // A journal compressor is registered by `extensions=`, loaded once the connection
+            // is open: the journal replay waits for it (`finish_open`).
+            let defer = cfg.bool("log.enabled") && !matches!(cfg.str("log.compressor"), "" | "none");
+            let (durable, recovered) = Durable::open(home_str, &cfg, &registry, &cache, &compressors, defer)?;
             (Some(Arc::new(durable)), recovered.salvaged, (recovered.stable_ts, recovered.oldest_ts))
         };
         let txn = Arc::new(TxnShared::new(capacity, Arc::clone(&cache)));
@@ -241,17 +247,39 @@ impl Connection {
             evictor: Mutex::new(None),
             extensions: extensions::Extensions::new(compressors),
             durable,
+            deferred: Mutex::new(None),
             checkpointer: Mutex::new((CheckpointConfig::default(), None)),
             eviction: Mutex::new(eviction),
         };
         conn.start_stats_log(stats_log)?;
-        conn.configure_checkpoints(CheckpointConfig::from_config(&cfg, None))?;
+        let checkpoints = CheckpointConfig::from_config(&cfg, None);
+        if conn.durable.as_deref().is_some_and(Durable::replay_pending) {
+            // Started once the journal is replayed: a checkpoint before would drop its rows.
+            *conn.deferred.lock() = Some((cfg.str("log.compressor").to_string(), checkpoints));
+        } else {
+            conn.configure_checkpoints(checkpoints)?;
+        }
         if conn.durable.is_some() {
             let threads = cfg.int("eviction.threads_min").max(1) as usize;
             let evictor = Evictor::start(threads, Arc::clone(&conn.registry), Arc::clone(&conn.cache))?;
             *conn.evictor.lock() = Some(evictor);
         }
         Ok(conn)
+    }
+
+    /// The end of an open with `log=(compressor=NAME)`, once `extensions=` registered the
+    /// compressor: replays the journal with it, then starts the checkpoints. Returns what
+    /// salvage dropped from the journal. Does nothing for any other open.
+    pub fn finish_open(&self) -> Result<Vec<String>> {
+        let Some((name, checkpoints)) = self.deferred.lock().take() else { return Ok(Vec::new()) };
+        let Some(durable) = &self.durable else { return Ok(Vec::new()) };
+        let compressor = self
+            .extensions
+            .compressor(&name)
+            .ok_or_else(|| Error::invalid(format!("unknown compressor '{name}'")))?;
+        let (_, salvaged) = durable.replay(Some(compressor))?;
+        self.configure_checkpoints(checkpoints)?;
+        Ok(salvaged)
     }
 
     /// (Re)starts the statistics log with `config`, stopping the thread that ran before.
