@@ -161,7 +161,7 @@ pub(super) fn city_hash64(s: &[u8]) -> u64 {
 mod tests {
     use super::*;
 
-    /// Bytes 0, 1, 2, … of length `len`.
+    /// `len` bytes: 3, 10, 17, … (mod 256).
     fn input(len: usize) -> Vec<u8> {
         (0..len).map(|i| (i * 7 + 3) as u8).collect()
     }
