@@ -198,16 +198,19 @@ static void
 log_compressor(const char *library)
 {
     WT_CONNECTION *conn;
+    WT_CURSOR *stats;
     WT_SESSION *s;
     char config[1024], plain[1024], home[512], text[512];
-    const char *trace = "log_compressor.trace";
+    const char *trace = "log_compressor.trace", *desc, *pv;
+    int64_t value, before, after;
     FILE *f;
     pid_t child;
     size_t n;
     int status;
 
     ul_mkhome("extensions_log", home, sizeof(home));
-    snprintf(config, sizeof(config), "create,log=(enabled=true,compressor=ext_rle),extensions=[\"%s\"]", library);
+    snprintf(config, sizeof(config), "create,statistics=(fast),log=(enabled=true,compressor=ext_rle),extensions=[\"%s\"]",
+      library);
     snprintf(plain, sizeof(plain), "create,log=(enabled=true),extensions=[\"%s\"]", library);
     setenv("UL_EXT_TRACE", trace, 1);
     remove(trace);
@@ -237,6 +240,21 @@ log_compressor(const char *library)
     OK(conn->open_session(conn, NULL, NULL, &s));
     check_rows(s, 0, 100);
     put_rows(s, 100, 150);
+    /* The reference's statistics of it: 50 records compressed, to a small part of their size. */
+    OK(s->open_cursor(s, "statistics:", NULL, NULL, &stats));
+    stats->set_key(stats, WT_STAT_CONN_LOG_COMPRESS_WRITES);
+    OK(stats->search(stats));
+    OK(stats->get_value(stats, &desc, &pv, &value));
+    CHECK(value == 50);
+    CHECK_STR(desc, "log: log records compressed");
+    stats->set_key(stats, WT_STAT_CONN_LOG_COMPRESS_MEM);
+    OK(stats->search(stats));
+    OK(stats->get_value(stats, &desc, &pv, &before));
+    stats->set_key(stats, WT_STAT_CONN_LOG_COMPRESS_LEN);
+    OK(stats->search(stats));
+    OK(stats->get_value(stats, &desc, &pv, &after));
+    CHECK(after > 0 && after * 4 < before);
+    OK(stats->close(stats));
     OK(conn->close(conn, NULL));
     OK(wiredtiger_open(home, &rec.iface, config, &conn));
     OK(conn->open_session(conn, NULL, NULL, &s));

@@ -63,6 +63,14 @@ mod journal_ids {
     pub const SLOT_UNBUFFERED: i32 = 1506;
     /// "log: total log buffer size": the slots' bytes.
     pub const BUFFER_SIZE: i32 = 1508;
+    /// "log: log records compressed", "... not compressed", "... too small to compress",
+    /// "log: total in-memory size of compressed records", "log: total size of compressed
+    /// records" (with `log=(compressor=)`).
+    pub const COMPRESS_WRITES: i32 = 1474;
+    pub const COMPRESS_WRITE_FAILS: i32 = 1475;
+    pub const COMPRESS_SMALL: i32 = 1476;
+    pub const COMPRESS_MEM: i32 = 1507;
+    pub const COMPRESS_LEN: i32 = 1509;
 }
 
 /// Figures computed when a statistics cursor reads them (not in the generated catalogue's
@@ -459,6 +467,16 @@ impl Connection {
                 (journal_ids::SLOT_UNBUFFERED, count(stats.records - stats.joins)),
                 (journal_ids::BUFFER_SIZE, count(stats.buffer)),
             ]);
+            if let Some(c) = journal.log_compress_stats() {
+                use std::sync::atomic::Ordering::Relaxed;
+                snapshot.extend([
+                    (journal_ids::COMPRESS_WRITES, count(c.compressed.load(Relaxed))),
+                    (journal_ids::COMPRESS_WRITE_FAILS, count(c.not_compressed.load(Relaxed))),
+                    (journal_ids::COMPRESS_SMALL, count(c.too_small.load(Relaxed))),
+                    (journal_ids::COMPRESS_MEM, count(c.bytes_before.load(Relaxed))),
+                    (journal_ids::COMPRESS_LEN, count(c.bytes_after.load(Relaxed))),
+                ]);
+            }
         }
         self.paged_statistics(&mut snapshot);
         snapshot.sort_unstable_by_key(|&(id, _)| id);

@@ -40,6 +40,14 @@ fn compressed_records_are_recovered_with_the_compressor() {
     s.put("short", "v").unwrap();
     let compressed = rle.compressed.load(Relaxed);
     assert!(compressed >= 20, "{compressed} records compressed");
+    // The reference's log compression statistics.
+    let stats = conn.statistics_snapshot(false);
+    let stat = |id: i32| stats.iter().find(|&&(i, _)| i == id).map(|&(_, v)| v);
+    assert_eq!(stat(1474), Some(20), "log records compressed");
+    assert_eq!(stat(1475), Some(0), "not compressed");
+    assert!(stat(1476).is_some_and(|n| n >= 1), "too small: {:?}", stat(1476));
+    let (before, after) = (stat(1507).unwrap(), stat(1509).unwrap());
+    assert!(after > 0 && after * 4 < before, "{after} of {before} bytes");
     // The records as log: cursors read them: decompressed.
     let records = conn.durable().unwrap().journal_records().unwrap().unwrap();
     let plain: Vec<_> = records.iter().filter_map(|(_, _, r)| super::redo::decode(r, "test").ok()).collect();

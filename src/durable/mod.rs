@@ -64,7 +64,7 @@ use disk::{Disk, HomeLock, CKPT_PREFIX, LOG_PREFIX, TREE_PREFIX};
 use faults::{FaultCounts, Faults, Plan};
 use journal::{Journal, JournalConfig, JournalStats, Wakeup};
 use meta::Meta;
-use redo::{Op, Redo, SyncDefault};
+use redo::{CompressStats, LogCompressor, Op, Redo, SyncDefault};
 
 /// The durability state of an on-disk connection.
 pub struct Durable {
@@ -77,7 +77,7 @@ pub struct Durable {
     /// `log=(enabled)`: commits go to the journal.
     journal_on: bool,
     /// `log=(compressor=NAME)`: journal records are compressed (set with the journal).
-    log_compressor: OnceLock<Arc<dyn Compressor>>,
+    log_compressor: OnceLock<LogCompressor>,
     /// The replay that has not run yet (see [`Durable::replay`]).
     pending: Mutex<Option<Pending>>,
     /// Set until the replay succeeded: no checkpoint may replace the journal before.
@@ -271,12 +271,17 @@ impl Durable {
                 .map_err(|e| Error::io(format!("{}: mkdir", self.log_dir.dir().display()), &e))?;
             let journal = Arc::new(Journal::start(Arc::clone(&self.log_dir), config, replayed.next)?);
             if let Some(compressor) = compressor {
-                let _ = self.log_compressor.set(compressor);
+                let _ = self.log_compressor.set(LogCompressor { compressor, stats: Arc::default() });
             }
             let _ = self.journal.set(journal);
         }
         self.unrecovered.store(false, Ordering::Release);
         Ok((records, replayed.salvaged))
+    }
+
+    /// What journal compression did, when a compressor is configured.
+    pub fn log_compress_stats(&self) -> Option<&CompressStats> {
+        self.log_compressor.get().map(|c| &*c.stats)
     }
 
     /// Whether the journal is not replayed yet: [`Durable::replay`] is pending, or failed.
@@ -565,7 +570,7 @@ impl Durable {
         let mut out = Vec::new();
         journal::scan(&self.log_dir, |no, at, record| out.push((no, at, record.to_vec())))?;
         // As written, decompressed.
-        let compressor = self.log_compressor.get().map(|c| c.as_ref());
+        let compressor = self.log_compressor.get().map(|c| c.compressor.as_ref());
         for (_, _, record) in &mut out {
             if let std::borrow::Cow::Owned(plain) = redo::expand(record, compressor, "journal")? {
                 *record = plain;

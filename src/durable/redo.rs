@@ -13,6 +13,7 @@
 //! frame around it is as for any record). Messages are never compressed.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use crate::btree::compress::Compressor;
@@ -30,6 +31,31 @@ const COMPRESSED: u32 = 1 << 31;
 
 /// The shortest record a journal compressor is given.
 pub const COMPRESS_MIN: usize = 128;
+
+/// What journal compression did (the reference's "log: log records compressed" and the
+/// others), counted by the committing sessions.
+#[derive(Debug, Default)]
+pub struct CompressStats {
+    /// Records stored compressed.
+    pub compressed: AtomicU64,
+    /// Records the compressor did not make shorter (stored as they are).
+    pub not_compressed: AtomicU64,
+    /// Records shorter than [`COMPRESS_MIN`].
+    pub too_small: AtomicU64,
+    /// The compressed records' bytes before compression.
+    pub bytes_before: AtomicU64,
+    /// And after.
+    pub bytes_after: AtomicU64,
+}
+
+/// A journal compressor and where its work is counted.
+#[derive(Clone)]
+pub struct LogCompressor {
+    /// The application's compressor.
+    pub compressor: Arc<dyn Compressor>,
+    /// Its counts.
+    pub stats: Arc<CompressStats>,
+}
 
 /// One write of a record.
 #[derive(Debug, PartialEq, Eq)]
@@ -61,13 +87,13 @@ pub struct Redo {
     /// `begin_transaction`'s `sync=`, for the running transaction.
     txn_sync: Option<bool>,
     /// `log=(compressor=)`'s compressor, and the buffer its records are made in.
-    compressor: Option<Arc<dyn Compressor>>,
+    compressor: Option<LogCompressor>,
     packed: Vec<u8>,
 }
 
 impl Redo {
     /// A session's redo state.
-    pub fn new(committer: Committer, default: SyncDefault, compressor: Option<Arc<dyn Compressor>>) -> Redo {
+    pub fn new(committer: Committer, default: SyncDefault, compressor: Option<LogCompressor>) -> Redo {
         let mut record = Put::default();
         record.u32(0);
         Redo { committer, default, record, count: 0, txn_sync: None, compressor, packed: Vec::new() }
@@ -97,8 +123,20 @@ impl Redo {
         self.record.0[..4].copy_from_slice(&self.count.to_le_bytes());
         let sync = sync.or(self.txn_sync).unwrap_or(self.default.sync);
         let compressed = match &self.compressor {
-            Some(c) if self.record.0.len() >= COMPRESS_MIN => compress(c.as_ref(), &self.record.0, &mut self.packed),
-            _ => Ok(false),
+            None => Ok(false),
+            Some(c) if self.record.0.len() < COMPRESS_MIN => {
+                c.stats.too_small.fetch_add(1, Relaxed);
+                Ok(false)
+            }
+            Some(c) => compress(c.compressor.as_ref(), &self.record.0, &mut self.packed).inspect(|&packed| {
+                if packed {
+                    c.stats.compressed.fetch_add(1, Relaxed);
+                    c.stats.bytes_before.fetch_add(self.record.0.len() as u64, Relaxed);
+                    c.stats.bytes_after.fetch_add(self.packed.len() as u64, Relaxed);
+                } else {
+                    c.stats.not_compressed.fetch_add(1, Relaxed);
+                }
+            }),
         };
         let out = compressed.and_then(|packed| {
             let record = if packed { &self.packed } else { &self.record.0 };
