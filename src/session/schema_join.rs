@@ -339,50 +339,11 @@ impl Session {
         } else if !cfg.or && core.or {
             return Err(Error::invalid("operation=and does not match previous operation=or"));
         }
-        // The entry of the same index, and where a new filtered entry goes: filtered entries
-        // come right after the first, so their cheap checks come before the others.
-        let (mut found, mut unfiltered) = (None, None);
-        if !matches!(of, Of::Join(_)) {
-            for (i, e) in core.entries.iter().enumerate() {
-                let same = match (&e.of, &of) {
-                    (Of::Index(a), Of::Index(b)) => a == b,
-                    (Of::Table, Of::Table) => true,
-                    _ => false,
-                };
-                if same {
-                    found = Some(i);
-                    break;
-                }
-                if unfiltered.is_none() && i > 0 && !e.bloom {
-                    unfiltered = Some(i);
-                }
-            }
-        }
-        let Some(end) = end else {
-            core.entries.push(Entry::new(of, String::new(), &cfg));
-            drop(core);
-            mark(join, reference);
-            return Ok(());
-        };
-        let i = match found {
-            Some(i) => {
-                merge(&mut core.entries[i], &cfg, end)?;
-                drop(core);
-                mark(join, reference);
-                return Ok(());
-            }
-            None => match unfiltered {
-                Some(i) if cfg.bloom => i,
-                _ => core.entries.len(),
-            },
-        };
         let name = match of {
             Of::Index(at) => format!("index:{}:{}", join.layout().table.name(), join.layout().indices[at].name),
             _ => String::new(),
         };
-        let mut entry = Entry::new(of, name, &cfg);
-        entry.ends.push(end);
-        core.entries.insert(i, entry);
+        add(&mut core, of, name, end, &cfg)?;
         drop(core);
         mark(join, reference);
         Ok(())
@@ -426,10 +387,17 @@ impl Session {
         };
         sc.put_join(state);
         let Some(pk) = found? else { return Err(Error::quiet(Kind::NotFound)) };
-        if !self.land_row(sc, &pk)? {
-            return Err(Error::new(Kind::Generic, "join cursor failed search"));
+        let landed = self.land_row(sc, &pk).and_then(|found| match found {
+            true => Ok(()),
+            false => Err(Error::new(Kind::Generic, "join cursor failed search")),
+        });
+        if landed.is_err() {
+            // Sticky, as the reference's.
+            if let Some(state) = sc.join_state() {
+                state.core.lock().failed = true;
+            }
         }
-        Ok(())
+        landed
     }
 
     /// `reset` of a join cursor: the next `next` iterates from the start again.
@@ -447,6 +415,43 @@ impl Session {
             self.close_scan(id);
         }
     }
+}
+
+/// Adds a join's condition to `core`: `end` to the entry of its index (or primary key), or a
+/// new entry (`name` its statistics' prefix) for it or for a nested join (no `end`).
+fn add(core: &mut JoinCore, of: Of, name: String, end: Option<End>, cfg: &JoinConfig) -> Result<()> {
+    let Some(end) = end else {
+        core.entries.push(Entry::new(of, name, cfg));
+        return Ok(());
+    };
+    // The entry of the same index, and where a new filtered entry goes: filtered entries come
+    // right after the first, so their cheap checks come before the others.
+    let (mut found, mut unfiltered) = (None, None);
+    for (i, e) in core.entries.iter().enumerate() {
+        let same = match (&e.of, &of) {
+            (Of::Index(a), Of::Index(b)) => a == b,
+            (Of::Table, Of::Table) => true,
+            _ => false,
+        };
+        if same {
+            found = Some(i);
+            break;
+        }
+        if unfiltered.is_none() && i > 0 && !e.bloom {
+            unfiltered = Some(i);
+        }
+    }
+    if let Some(i) = found {
+        return merge(&mut core.entries[i], cfg, end);
+    }
+    let at = match unfiltered {
+        Some(i) if cfg.bloom => i,
+        _ => core.entries.len(),
+    };
+    let mut entry = Entry::new(of, name, cfg);
+    entry.ends.push(end);
+    core.entries.insert(at, entry);
+    Ok(())
 }
 
 /// Marks `reference` as used in `join` (until `join` closes).
