@@ -12,6 +12,7 @@
 #include "util.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 
 static FILE *out;
@@ -190,6 +191,8 @@ close_all(WT_CURSOR **c, int n)
         OK(c[i]->close(c[i]));
 }
 
+static void conditions(const char *what, int n, ...);
+
 /* One condition, each comparison. */
 static void
 single(void)
@@ -207,223 +210,96 @@ single(void)
         rows(what, c[0]);
         close_all(c, 2);
     }
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("paris");
-    join(c[0], c[1], NULL);
-    rows("city = paris", c[0]);
-    close_all(c, 2);
+    conditions("city = paris", 1, city("paris"), NULL);
 }
 
-/* Two ends on one index: a range. */
+/*
+ * A join cursor on the table (its names) joined with `n` positioned cursors, each with its
+ * configuration (the pairs after `n`); the rows and statistics printed when `what` is not NULL.
+ * Closes them all.
+ */
+static void
+conditions(const char *what, int n, ...)
+{
+    WT_CURSOR *c[8];
+    va_list ap;
+    int i;
+
+    c[0] = join_cursor("join:table:p(name)");
+    va_start(ap, n);
+    for (i = 1; i <= n; i++) {
+        c[i] = va_arg(ap, WT_CURSOR *);
+        join(c[0], c[i], va_arg(ap, const char *));
+    }
+    va_end(ap);
+    if (what != NULL)
+        rows(what, c[0]);
+    close_all(c, n + 1);
+}
+
+/* Two ends on one index: a range; the ends are kept lower first. */
 static void
 ranges(void)
 {
-    WT_CURSOR *c[3];
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = age(age_of(2));
-    c[2] = age(age_of(1));
-    join(c[0], c[1], "compare=ge");
-    join(c[0], c[2], "compare=lt");
-    rows("age in [lo, hi)", c[0]);
-    close_all(c, 3);
-
-    /* The upper end first: the ends are kept lower first. */
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = age(age_of(1));
-    c[2] = age(age_of(2));
-    join(c[0], c[1], "compare=le");
-    join(c[0], c[2], "compare=gt");
-    rows("age in (lo, hi]", c[0]);
-    close_all(c, 3);
-
+    conditions("age in [lo, hi)", 2, age(age_of(2)), "compare=ge", age(age_of(1)), "compare=lt");
+    conditions("age in (lo, hi]", 2, age(age_of(1)), "compare=le", age(age_of(2)), "compare=gt");
     /* Overlapping ends and eq with and are refused. */
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = age(age_of(3));
-    c[2] = age(age_of(11));
-    join(c[0], c[1], "compare=ge");
-    join(c[0], c[2], "compare=gt");
-    close_all(c, 3);
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("rome");
-    c[2] = city("oslo");
-    join(c[0], c[1], "compare=eq");
-    join(c[0], c[2], "compare=eq");
-    close_all(c, 3);
+    conditions(NULL, 2, age(age_of(3)), "compare=ge", age(age_of(11)), "compare=gt");
+    conditions(NULL, 2, city("rome"), "compare=eq", city("oslo"), "compare=eq");
 }
 
 /* Conditions on several indices, and-ed; with bloom filters. */
 static void
 conjunctions(void)
 {
-    WT_CURSOR *c[4];
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("paris");
-    c[2] = age(age_of(9));
-    join(c[0], c[1], NULL);
-    join(c[0], c[2], "compare=gt");
-    rows("paris and age > x", c[0]);
-    close_all(c, 3);
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = age(age_of(9));
-    c[2] = city("tokyo");
-    c[3] = score(5);
-    join(c[0], c[1], "compare=le");
-    join(c[0], c[2], "strategy=bloom,count=100");
-    join(c[0], c[3], "compare=ge,strategy=bloom,count=100");
-    rows("age <= x and tokyo (bloom) and score >= 5 (bloom, shared)", c[0]);
-    close_all(c, 4);
-
+    conditions("paris and age > x", 2, city("paris"), NULL, age(age_of(9)), "compare=gt");
+    conditions("age <= x and tokyo (bloom) and score >= 5 (bloom, shared)", 3, age(age_of(9)), "compare=le",
+      city("tokyo"), "strategy=bloom,count=100", score(5), "compare=ge,strategy=bloom,count=100");
     /* A bloom entry joined after a plain one goes before it; different counts: two filters. */
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("oslo");
-    c[2] = score(3);
-    c[3] = age(age_of(20));
-    join(c[0], c[1], NULL);
-    join(c[0], c[2], "compare=gt");
-    join(c[0], c[3], "compare=lt,strategy=bloom,count=50,bloom_bit_count=32,bloom_hash_count=4");
-    rows("oslo and score > 3 and age < x (bloom)", c[0]);
-    close_all(c, 4);
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("lima");
-    c[2] = age(age_of(15));
-    c[3] = score(8);
-    join(c[0], c[1], NULL);
-    join(c[0], c[2], "compare=ge,strategy=bloom,count=1000");
-    join(c[0], c[3], "compare=le,strategy=bloom,count=10,bloom_false_positives=true");
-    rows("lima and age >= x (bloom) and score <= 8 (bloom, false positives)", c[0]);
-    close_all(c, 4);
-
+    conditions("oslo and score > 3 and age < x (bloom)", 3, city("oslo"), NULL, score(3), "compare=gt",
+      age(age_of(20)), "compare=lt,strategy=bloom,count=50,bloom_bit_count=32,bloom_hash_count=4");
+    conditions("lima and age >= x (bloom) and score <= 8 (bloom, false positives)", 3, city("lima"), NULL,
+      age(age_of(15)), "compare=ge,strategy=bloom,count=1000", score(8),
+      "compare=le,strategy=bloom,count=10,bloom_false_positives=true");
     /* Tiny filters: false positives, found by reading the row (the reference's hashes). */
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("paris");
-    c[2] = age(age_of(5));
-    c[3] = score(4);
-    join(c[0], c[1], NULL);
-    join(c[0], c[2], "compare=gt,strategy=bloom,count=3,bloom_bit_count=2,bloom_hash_count=2");
-    join(c[0], c[3], "compare=lt,strategy=bloom,count=3,bloom_bit_count=3,bloom_hash_count=3");
-    rows("paris and age > x (tiny bloom) and score < 4 (tiny bloom, shared)", c[0]);
-    close_all(c, 4);
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = score(9);
-    c[2] = city("rome");
-    join(c[0], c[1], "compare=ge");
-    join(c[0], c[2], "strategy=bloom,count=1,bloom_bit_count=5,bloom_hash_count=2");
-    rows("score >= 9 and rome (tiny bloom)", c[0]);
-    close_all(c, 3);
-
-    /* Bloom without count, a nested join with a compare: refused. */
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("lima");
-    join(c[0], c[1], "strategy=bloom");
-    close_all(c, 2);
+    conditions("paris and age > x (tiny bloom) and score < 4 (tiny bloom, shared)", 3, city("paris"), NULL,
+      age(age_of(5)), "compare=gt,strategy=bloom,count=3,bloom_bit_count=2,bloom_hash_count=2", score(4),
+      "compare=lt,strategy=bloom,count=3,bloom_bit_count=3,bloom_hash_count=3");
+    conditions("score >= 9 and rome (tiny bloom)", 2, score(9), "compare=ge", city("rome"),
+      "strategy=bloom,count=1,bloom_bit_count=5,bloom_hash_count=2");
+    /* Bloom without count: refused. */
+    conditions(NULL, 1, city("lima"), "strategy=bloom");
 }
 
 /* Conditions or-ed: each entry is iterated in turn (a row meeting two is found twice). */
 static void
 disjunctions(void)
 {
-    WT_CURSOR *c[4];
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("rome");
-    c[2] = age(age_of(2));
-    join(c[0], c[1], "operation=or");
-    join(c[0], c[2], "operation=or,compare=lt");
-    rows("rome or age < x", c[0]);
-    close_all(c, 3);
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("oslo");
-    c[2] = city("rome");
-    c[3] = age(age_of(4));
-    join(c[0], c[1], "operation=or");
-    join(c[0], c[2], "operation=or");
-    join(c[0], c[3], "operation=or,compare=gt");
-    rows("oslo or rome or age > x", c[0]);
-    close_all(c, 4);
-
+    conditions("rome or age < x", 2, city("rome"), "operation=or", age(age_of(2)), "operation=or,compare=lt");
+    conditions("oslo or rome or age > x", 3, city("oslo"), "operation=or", city("rome"), "operation=or",
+      age(age_of(4)), "operation=or,compare=gt");
     /* Mixing and with or is refused. */
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("oslo");
-    c[2] = age(age_of(4));
-    join(c[0], c[1], "operation=or");
-    join(c[0], c[2], "operation=and");
-    close_all(c, 3);
+    conditions(NULL, 2, city("oslo"), "operation=or", age(age_of(4)), "operation=and");
 }
 
 /* Conditions on the primary key (table cursors joined). */
 static void
 primary(void)
 {
-    WT_CURSOR *c[4];
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = row(5);
-    c[2] = row(12);
-    c[3] = city("oslo");
-    join(c[0], c[1], "compare=ge");
-    join(c[0], c[2], "compare=lt");
-    join(c[0], c[3], NULL);
-    rows("id in [5, 12) and oslo", c[0]);
-    close_all(c, 4);
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("tokyo");
-    c[2] = row(10);
-    join(c[0], c[1], NULL);
-    join(c[0], c[2], "compare=gt,strategy=bloom,count=30");
-    rows("tokyo and id > 10 (bloom)", c[0]);
-    close_all(c, 3);
-
-    c[0] = join_cursor("join:table:p(name)");
+    conditions("id in [5, 12) and oslo", 3, row(5), "compare=ge", row(12), "compare=lt", city("oslo"), NULL);
+    conditions("tokyo and id > 10 (bloom)", 2, city("tokyo"), NULL, row(10), "compare=gt,strategy=bloom,count=30");
     /* (Not a lone le/lt on the primary key: the reference crashes preparing it.) */
-    c[1] = row(27);
-    c[2] = city("paris");
-    join(c[0], c[1], "compare=ge,operation=or");
-    join(c[0], c[2], "operation=or");
-    rows("id >= 27 or paris", c[0]);
-    close_all(c, 3);
+    conditions("id >= 27 or paris", 2, row(27), "compare=ge,operation=or", city("paris"), "operation=or");
 }
 
 /* An index whose keys an extractor makes (two per row). */
 static void
 extracted(void)
 {
-    WT_CURSOR *c[3];
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = ext(7);
-    join(c[0], c[1], NULL);
-    rows("ext = 7", c[0]);
-    close_all(c, 2);
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("paris");
-    c[2] = ext(12);
-    join(c[0], c[1], NULL);
-    join(c[0], c[2], "compare=ge");
-    rows("paris and ext >= 12", c[0]);
-    close_all(c, 3);
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = city("oslo");
-    c[2] = ext(5);
-    join(c[0], c[1], NULL);
-    join(c[0], c[2], "compare=lt,strategy=bloom,count=40");
-    rows("oslo and ext < 5 (bloom)", c[0]);
-    close_all(c, 3);
-
-    c[0] = join_cursor("join:table:p(name)");
-    c[1] = ext(10);
-    c[2] = city("rome");
-    join(c[0], c[1], "compare=gt");
-    join(c[0], c[2], NULL);
-    rows("ext > 10 and rome", c[0]);
-    close_all(c, 3);
+    conditions("ext = 7", 1, ext(7), NULL);
+    conditions("paris and ext >= 12", 2, city("paris"), NULL, ext(12), "compare=ge");
+    conditions("oslo and ext < 5 (bloom)", 2, city("oslo"), NULL, ext(5), "compare=lt,strategy=bloom,count=40");
+    conditions("ext > 10 and rome", 2, ext(10), "compare=gt", city("rome"), NULL);
 }
 
 /* Join cursors nested in others, iterated first and checked later. */
