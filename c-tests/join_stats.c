@@ -450,6 +450,8 @@ errors(void)
     OK(s->open_cursor(s, "statistics:join", j, NULL, &st));
     fprintf(out, "statistics of a join with no conditions: %d\n", st->next(st));
     OK(st->close(st));
+    fprintf(out, "duplicating a join cursor: %d\n", s->open_cursor(s, NULL, j, NULL, &st));
+    fprintf(out, "a join URI and a join cursor: %d\n", s->open_cursor(s, "join:table:p", j, NULL, &st));
     fprintf(out, "next with no conditions: %d\n", j->next(j));
     fprintf(out, "prev: %d\n", j->prev(j));
     OK(j->close(j));

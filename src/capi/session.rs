@@ -341,6 +341,11 @@ unsafe extern "C" fn open_cursor_slow(
                 return Ok(());
             }
             if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).schema.is_some() {
+                if uri.is_some() {
+                    return Err(Error::invalid(
+                        "should be passed either a URI or a cursor to duplicate, but not both",
+                    ));
+                }
                 return Err(Error::unsupported("duplicating index, projection and column-group table cursors is not supported yet"));
             }
             if let (Some(uri), true) = (uri, to_dup.is_null()) {
