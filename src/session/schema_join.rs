@@ -1,9 +1,10 @@
 //! Join cursors (`join:table:T[(cols)]`) and `WT_SESSION::join`, done the reference's way so
 //! that its join statistics (`statistics:join`) come out the same.
 //!
-//! Each join adds an *endpoint* (an index cursor's key with `compare=eq|ge|gt|le|lt`) to the
-//! *entry* of that index (joins on one index share an entry: `gt`/`ge` ends first, then `eq`,
-//! then `lt`/`le`), or a nested join cursor as an entry of its own. `operation=and|or` says how
+//! Each join adds an *endpoint* (an index cursor's key, or a table cursor's primary key, with
+//! `compare=eq|ge|gt|le|lt`) to the *entry* of that index or of the primary key (joins on one
+//! share an entry: `gt`/`ge` ends first, then `eq`, then `lt`/`le`), or a nested join cursor as
+//! an entry of its own. A cursor joined serves the join only until the join cursor closes. `operation=and|or` says how
 //! entries (and the ends of an entry) combine.
 //!
 //! The first `next` prepares the entries: a single `lt`/`le` end of an entry that may be
@@ -16,9 +17,11 @@
 //! with the entry's ends. A nested join is iterated, and checked, through its own entries.
 //!
 //! Per entry it counts the reference's five join statistics; the filters are the reference's
-//! kind of bloom filter (`join_bloom`), so even their false positives are the same. One
-//! difference: an index cursor with a key but no position is accepted (iteration starts at the
-//! first entry at or after its key), where the reference wants it positioned.
+//! kind of bloom filter (`join_bloom`), so even their false positives are the same. The
+//! differences: an index cursor with a key but no position is accepted (iteration starts at
+//! the first entry at or after its key), where the reference wants it positioned; the ends take
+//! the cursors' keys and positions when joined, where the reference reads them at the first
+//! `next` (and so compares a condition joined after iterating with an empty key).
 
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
