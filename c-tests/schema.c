@@ -366,7 +366,12 @@ test_joins(WT_SESSION *s)
     CHECK_RC(s->join(s, join, city, "compare=sideways"), EINVAL);
     OK(join->close(join));
 
-    /* (city = paris OR city = oslo) AND age < 55, listed in the first condition's order. */
+    /*
+     * (city = paris OR city = oslo) AND age < 55, done the reference's way: the nested join's
+     * two eq ends on one index are iterated from the first end (paris) to the end of the
+     * index, so bob (oslo sorts before paris) is not found: "ann cyd ", as the reference
+     * prints for this program. With oslo joined first, every row is found (join_stats.c).
+     */
     OK(s->open_cursor(s, "join:table:j(name)", NULL, NULL, &join));
     OK(s->open_cursor(s, "join:table:j", NULL, NULL, &sub));
     OK(s->open_cursor(s, "index:j:city", NULL, NULL, &city2));
@@ -384,7 +389,7 @@ test_joins(WT_SESSION *s)
         n += snprintf(got + n, sizeof(got) - (size_t)n, "%s ", name);
     }
     CHECK_RC(ret, WT_NOTFOUND);
-    CHECK_STR(got, "ann cyd bob ");
+    CHECK_STR(got, "ann cyd ");
     /* A reset evaluates the conditions again. */
     OK(join->reset(join));
     OK(join->next(join));

@@ -90,6 +90,8 @@ c_tests! {
     timestamps,
     timestamps_crash,
     schema,
+    // Compared line by line with the transcript the reference printed (c-tests/join_stats.ref).
+    join_stats,
     extractor,
     extension_api,
     listing_cursors,

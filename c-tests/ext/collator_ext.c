@@ -1,6 +1,6 @@
 /*
- * A loadable extension for c-tests/extensions.c: its entry function registers a collator and a
- * compressor with the connection it is given; its terminate function and the terminate methods
+ * A loadable extension for c-tests/extensions.c: its entry function registers a collator and two
+ * compressors with the connection it is given; its terminate function and the terminate methods
  * append to a file named by UL_EXT_TRACE, so the test can check what ran at close, in order.
  * With `config=(extra=NAME)` given to load_extension, read through the extension API's
  * config_get, it registers the collator under NAME too.
@@ -73,6 +73,61 @@ copy_decompress(WT_COMPRESSOR *compressor, WT_SESSION *session, uint8_t *src, si
 
 static WT_COMPRESSOR ext_copy = {copy_compress, copy_decompress, NULL, NULL};
 
+/*
+ * Run-length coding (pairs of run length and byte), registered as "ext_rle": a compressor that
+ * does compress, for journal records (log=(compressor=ext_rle)). Its first compress and first
+ * decompress of each load are traced.
+ */
+static int
+rle_compress(WT_COMPRESSOR *compressor, WT_SESSION *session, uint8_t *src, size_t src_len, uint8_t *dst,
+  size_t dst_len, size_t *result_lenp, int *compression_failed)
+{
+    static int traced;
+    size_t i = 0, out = 0, run;
+
+    (void)compressor;
+    (void)session;
+    if (!traced++)
+        trace("rle compress");
+    while (i < src_len) {
+        for (run = 1; i + run < src_len && run < 255 && src[i + run] == src[i]; run++)
+            ;
+        if (out + 2 > dst_len) {
+            *compression_failed = 1;
+            return (0);
+        }
+        dst[out++] = (uint8_t)run;
+        dst[out++] = src[i];
+        i += run;
+    }
+    *result_lenp = out;
+    *compression_failed = 0;
+    return (0);
+}
+
+static int
+rle_decompress(WT_COMPRESSOR *compressor, WT_SESSION *session, uint8_t *src, size_t src_len, uint8_t *dst,
+  size_t dst_len, size_t *result_lenp)
+{
+    static int traced;
+    size_t i, out = 0;
+
+    (void)compressor;
+    (void)session;
+    if (!traced++)
+        trace("rle decompress");
+    for (i = 0; i + 1 < src_len; i += 2) {
+        if (out + src[i] > dst_len)
+            return (EINVAL);
+        memset(dst + out, src[i + 1], src[i]);
+        out += src[i];
+    }
+    *result_lenp = out;
+    return (0);
+}
+
+static WT_COMPRESSOR ext_rle = {rle_compress, rle_decompress, NULL, NULL};
+
 /* The same collator, without a terminate method, for the name `extra=` gives. */
 static WT_COLLATOR ext_extra = {compare_nocase, NULL, NULL};
 
@@ -93,6 +148,8 @@ wiredtiger_extension_init(WT_CONNECTION *connection, WT_CONFIG_ARG *config)
         if ((ret = connection->add_collator(connection, name, &ext_extra, NULL)) != 0)
             return (ret);
     } else if (ret != WT_NOTFOUND)
+        return (ret);
+    if ((ret = connection->add_compressor(connection, "ext_rle", &ext_rle, NULL)) != 0)
         return (ret);
     return (connection->add_compressor(connection, "ext_copy", &ext_copy, NULL));
 }

@@ -16,11 +16,11 @@ const PAGES: Limits = Limits { leaf_page_max: 16 * 1024, internal_page_max: 4096
 
 /// Run-length coding, pairs of (run length, byte), with call counters and switchable failures.
 #[derive(Default)]
-struct Rle {
-    compressed: AtomicU64,
-    decompressed: AtomicU64,
-    fail_compress: AtomicBool,
-    fail_decompress: AtomicBool,
+pub(crate) struct Rle {
+    pub(crate) compressed: AtomicU64,
+    pub(crate) decompressed: AtomicU64,
+    pub(crate) fail_compress: AtomicBool,
+    pub(crate) fail_decompress: AtomicBool,
 }
 
 impl Compressor for Rle {

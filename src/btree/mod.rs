@@ -31,4 +31,4 @@ pub(crate) mod tests;
 #[cfg(test)]
 mod verify_tests;
 #[cfg(test)]
-mod compress_tests;
+pub(crate) mod compress_tests;

@@ -274,8 +274,9 @@ pub unsafe fn load_listed(c: &ConnectionHandle, conn: *mut WT_CONNECTION, config
 }
 
 /// `wiredtiger_open`'s `log=(compressor=NAME)`: as the reference, an unregistered name (after
-/// `extensions=` loaded theirs) fails the open with `EINVAL` "unknown compressor". The journal is
-/// not compressed: a registered name is accepted and not acted on.
+/// `extensions=` loaded theirs) fails the open with `EINVAL` "unknown compressor". A
+/// registered one compresses the journal's records (`Connection::finish_open` then replays
+/// the journal with it).
 pub fn check_log_compressor(c: &ConnectionHandle, config: Option<&str>) -> Result<()> {
     let Some(log) = config.and_then(|cfg| Parser::find(cfg, "log")) else { return Ok(()) };
     let inner = log.text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(log.text);

@@ -53,7 +53,12 @@ pub unsafe extern "C" fn wiredtiger_open(
                     let handle = ConnectionHandle::from_ptr(conn).expect("just made");
                     c_str(config).and_then(|config| {
                         super::extensions::load_listed(handle, conn, config)?;
-                        super::extensions::check_log_compressor(handle, config)
+                        super::extensions::check_log_compressor(handle, config)?;
+                        // With a journal compressor, recovery waited for it.
+                        for text in handle.core.finish_open()? {
+                            events.message(std::ptr::null_mut(), &text);
+                        }
+                        Ok(())
                     })
                 };
                 if let Err(e) = loaded {

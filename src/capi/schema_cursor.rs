@@ -58,7 +58,13 @@ unsafe fn call(
         let Some((handle, session)) = (unsafe { parts(cursor) }) else { return code::EINVAL };
         let Some(schema) = handle.schema.as_deref_mut() else { return code::EINVAL };
         let conn = &session.conn().core;
-        match body(schema, &mut session.core, conn) {
+        // A cursor used in a join serves the join only (the reference's WT_CURSTD_JOINED).
+        let out = if schema.is_joined() {
+            Err(crate::session::joined_error())
+        } else {
+            body(schema, &mut session.core, conn)
+        };
+        match out {
             Ok(()) => 0,
             Err(e) => {
                 session.core.note_error(&e);

@@ -296,16 +296,21 @@ unsafe extern "C" fn open_cursor_slow(
             if let Some(uri) = uri.filter(|u| u.starts_with("statistics:")) {
                 // `statistics:join` takes the join cursor as `to_dup`, and only that.
                 let join_stats = uri == "statistics:join";
-                let is_join = !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).schema.as_deref().is_some_and(|c| c.is_join());
-                if join_stats != is_join {
-                    return Err(Error::invalid("statistics:join requires a join cursor"));
-                }
                 if !to_dup.is_null() && !join_stats {
                     return Err(Error::invalid(
                         "should be passed either a URI or a cursor to duplicate, but not both",
                     ));
                 }
-                let stats = s.core.open_statistics(&s.conn().core, uri, config)?;
+                let join = if join_stats {
+                    let core = to_dup.cast::<CursorHandle>().as_ref().and_then(|h| h.schema.as_deref()).and_then(|c| c.join_core());
+                    if core.is_none() {
+                        return Err(Error::invalid("join cursor must be used with statistics:join"));
+                    }
+                    core
+                } else {
+                    None
+                };
+                let stats = s.core.open_statistics_of(&s.conn().core, uri, config, join)?;
                 *cursorp = super::stats_cursor::new_handle(s, stats, CString::new(uri).expect("came from a C string"));
                 return Ok(());
             }
@@ -336,6 +341,11 @@ unsafe extern "C" fn open_cursor_slow(
                 return Ok(());
             }
             if !to_dup.is_null() && (*to_dup.cast::<CursorHandle>()).schema.is_some() {
+                if uri.is_some() {
+                    return Err(Error::invalid(
+                        "should be passed either a URI or a cursor to duplicate, but not both",
+                    ));
+                }
                 return Err(Error::unsupported("duplicating index, projection and column-group table cursors is not supported yet"));
             }
             if let (Some(uri), true) = (uri, to_dup.is_null()) {

@@ -231,7 +231,7 @@ unsafe fn get_item(cursor: *mut WT_CURSOR, out: *mut UlArg, n: size_t, key: bool
             (Some(stats), _, _) if key => (stats.view().key_bytes(), stats.view().api_key_format()),
             (Some(stats), _, _) => (stats.view().value_bytes(), stats.view().api_value_format()),
             (_, Some(schema), _) if key => (schema.key_bytes(), schema.api_key_format()),
-            (_, Some(schema), _) => (schema.value_bytes(), schema.api_value_format()),
+            (_, Some(schema), _) => (schema.api_value_bytes(), schema.api_value_format()),
             (_, _, Some(listing)) if key => (listing.key_bytes(), listing.api_key_format()),
             (_, _, Some(listing)) => (listing.value_bytes(), listing.api_value_format()),
             (None, None, None) => {

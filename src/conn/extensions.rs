@@ -103,6 +103,11 @@ impl Extensions {
         }
     }
 
+    /// The compressor registered as `name`.
+    pub fn compressor(&self, name: &str) -> Option<Arc<dyn Compressor>> {
+        self.compressors.get(name)
+    }
+
     /// `add_extractor`: registers `extractor` as `name` ("none" is refused, as for the
     /// others); `terminate` runs when the connection closes.
     pub fn add_extractor(&self, name: &str, extractor: Arc<dyn Extractor>, terminate: Option<Terminate>) -> Result<()> {

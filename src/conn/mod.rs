@@ -63,6 +63,14 @@ mod journal_ids {
     pub const SLOT_UNBUFFERED: i32 = 1506;
     /// "log: total log buffer size": the slots' bytes.
     pub const BUFFER_SIZE: i32 = 1508;
+    /// "log: log records compressed", "... not compressed", "... too small to compress",
+    /// "log: total in-memory size of compressed records", "log: total size of compressed
+    /// records" (with `log=(compressor=)`).
+    pub const COMPRESS_WRITES: i32 = 1474;
+    pub const COMPRESS_WRITE_FAILS: i32 = 1475;
+    pub const COMPRESS_SMALL: i32 = 1476;
+    pub const COMPRESS_MEM: i32 = 1507;
+    pub const COMPRESS_LEN: i32 = 1509;
 }
 
 /// Figures computed when a statistics cursor reads them (not in the generated catalogue's
@@ -190,6 +198,9 @@ pub struct Connection {
     evictor: Mutex<Option<Evictor>>,
     /// Collators and compressors the application registered.
     extensions: extensions::Extensions,
+    /// An open whose journal replay waits for its compressor (`log=(compressor=NAME)`): the
+    /// name and the checkpoint settings to start with once it ran (`finish_open`).
+    deferred: Mutex<Option<(String, CheckpointConfig)>>,
 }
 
 impl Connection {
@@ -215,7 +226,10 @@ impl Connection {
         let (durable, recovery_messages, recovered) = if settings.in_memory {
             (None, Vec::new(), (0, 0))
         } else {
-            let (durable, recovered) = Durable::open(home_str, &cfg, &registry, &cache, &compressors)?;
+            // A journal compressor is registered by `extensions=`, loaded once the connection
+            // is open: the journal replay waits for it (`finish_open`).
+            let defer = cfg.bool("log.enabled") && !matches!(cfg.str("log.compressor"), "" | "none");
+            let (durable, recovered) = Durable::open(home_str, &cfg, &registry, &cache, &compressors, defer)?;
             (Some(Arc::new(durable)), recovered.salvaged, (recovered.stable_ts, recovered.oldest_ts))
         };
         let txn = Arc::new(TxnShared::new(capacity, Arc::clone(&cache)));
@@ -241,17 +255,39 @@ impl Connection {
             evictor: Mutex::new(None),
             extensions: extensions::Extensions::new(compressors),
             durable,
+            deferred: Mutex::new(None),
             checkpointer: Mutex::new((CheckpointConfig::default(), None)),
             eviction: Mutex::new(eviction),
         };
         conn.start_stats_log(stats_log)?;
-        conn.configure_checkpoints(CheckpointConfig::from_config(&cfg, None))?;
+        let checkpoints = CheckpointConfig::from_config(&cfg, None);
+        if conn.durable.as_deref().is_some_and(Durable::replay_pending) {
+            // Started once the journal is replayed: a checkpoint before would drop its rows.
+            *conn.deferred.lock() = Some((cfg.str("log.compressor").to_string(), checkpoints));
+        } else {
+            conn.configure_checkpoints(checkpoints)?;
+        }
         if conn.durable.is_some() {
             let threads = cfg.int("eviction.threads_min").max(1) as usize;
             let evictor = Evictor::start(threads, Arc::clone(&conn.registry), Arc::clone(&conn.cache))?;
             *conn.evictor.lock() = Some(evictor);
         }
         Ok(conn)
+    }
+
+    /// The end of an open with `log=(compressor=NAME)`, once `extensions=` registered the
+    /// compressor: replays the journal with it, then starts the checkpoints. Returns what
+    /// salvage dropped from the journal. Does nothing for any other open.
+    pub fn finish_open(&self) -> Result<Vec<String>> {
+        let Some((name, checkpoints)) = self.deferred.lock().take() else { return Ok(Vec::new()) };
+        let Some(durable) = &self.durable else { return Ok(Vec::new()) };
+        let compressor = self
+            .extensions
+            .compressor(&name)
+            .ok_or_else(|| Error::invalid(format!("unknown compressor '{name}'")))?;
+        let (_, salvaged) = durable.replay(Some(compressor))?;
+        self.configure_checkpoints(checkpoints)?;
+        Ok(salvaged)
     }
 
     /// (Re)starts the statistics log with `config`, stopping the thread that ran before.
@@ -431,6 +467,16 @@ impl Connection {
                 (journal_ids::SLOT_UNBUFFERED, count(stats.records - stats.joins)),
                 (journal_ids::BUFFER_SIZE, count(stats.buffer)),
             ]);
+            if let Some(c) = journal.log_compress_stats() {
+                use std::sync::atomic::Ordering::Relaxed;
+                snapshot.extend([
+                    (journal_ids::COMPRESS_WRITES, count(c.compressed.load(Relaxed))),
+                    (journal_ids::COMPRESS_WRITE_FAILS, count(c.not_compressed.load(Relaxed))),
+                    (journal_ids::COMPRESS_SMALL, count(c.too_small.load(Relaxed))),
+                    (journal_ids::COMPRESS_MEM, count(c.bytes_before.load(Relaxed))),
+                    (journal_ids::COMPRESS_LEN, count(c.bytes_after.load(Relaxed))),
+                ]);
+            }
         }
         self.paged_statistics(&mut snapshot);
         snapshot.sort_unstable_by_key(|&(id, _)| id);

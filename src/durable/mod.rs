@@ -38,11 +38,13 @@ mod tests;
 mod prealloc_tests;
 #[cfg(test)]
 mod timestamp_tests;
+#[cfg(test)]
+mod log_compress_tests;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
@@ -53,7 +55,7 @@ use crate::store::{Horizon, ReadView};
 use crate::btree::block::BlockFile;
 use crate::btree::extents::ExtentList;
 use crate::btree::cache::Cache;
-use crate::btree::compress::{Codec, Compressors};
+use crate::btree::compress::{Codec, Compressor, Compressors};
 use crate::btree::tree::{Tree, TreeRecord};
 use crate::txn::{CheckpointStamps, Txn};
 
@@ -62,7 +64,7 @@ use disk::{Disk, HomeLock, CKPT_PREFIX, LOG_PREFIX, TREE_PREFIX};
 use faults::{FaultCounts, Faults, Plan};
 use journal::{Journal, JournalConfig, JournalStats, Wakeup};
 use meta::Meta;
-use redo::{Op, Redo, SyncDefault};
+use redo::{CompressStats, LogCompressor, Op, Redo, SyncDefault};
 
 /// The durability state of an on-disk connection.
 pub struct Durable {
@@ -70,7 +72,16 @@ pub struct Durable {
     /// Where journal files live (the home unless `log=(path=…)`).
     log_dir: Arc<Disk>,
     _lock: HomeLock,
-    journal: Option<Arc<Journal>>,
+    /// The journal, started once recovery replayed the old one (`log=(enabled)`).
+    journal: OnceLock<Arc<Journal>>,
+    /// `log=(enabled)`: commits go to the journal.
+    journal_on: bool,
+    /// `log=(compressor=NAME)`: journal records are compressed (set with the journal).
+    log_compressor: OnceLock<LogCompressor>,
+    /// The replay that has not run yet (see [`Durable::replay`]).
+    pending: Mutex<Option<Pending>>,
+    /// Set until the replay succeeded: no checkpoint may replace the journal before.
+    unrecovered: AtomicBool,
     sync_default: SyncDefault,
     /// The table list as on disk; `create` and `drop` hold it while they rewrite the file.
     meta: Mutex<Meta>,
@@ -83,7 +94,7 @@ pub struct Durable {
     refused: Mutex<Option<Error>>,
     /// Without a journal: the journal files recovery replayed end before this number (the
     /// next checkpoint replaces them).
-    log_floor: u64,
+    log_floor: AtomicU64,
     created: bool,
     closed: AtomicBool,
     /// The connection's cache budget, which the trees' pages count against.
@@ -92,6 +103,15 @@ pub struct Durable {
     compressors: Arc<Compressors>,
     /// Checkpoints completed by this connection (statistics; counted once per checkpoint).
     checkpoints: AtomicU64,
+}
+
+/// What the journal replay needs, from the open that loaded the checkpoint.
+struct Pending {
+    by_id: HashMap<u64, Arc<Table>>,
+    replay_from: u64,
+    journal_exists: bool,
+    salvage: bool,
+    journal: Option<JournalConfig>,
 }
 
 /// What recovery found (tests and diagnostics).
@@ -118,6 +138,7 @@ impl Durable {
         registry: &Registry,
         cache: &Arc<Cache>,
         compressors: &Arc<Compressors>,
+        defer: bool,
     ) -> Result<(Durable, Recovered)> {
         let create = cfg.bool("create");
         let faults = Arc::new(Faults::default());
@@ -172,8 +193,60 @@ impl Durable {
                 recovered.checkpoint_rows += 1;
             }
         }
-        let replayed = journal::replay(&log_dir, header.replay_from, header.journal_exists, cfg.bool("salvage"), |record, file| {
-            for op in redo::decode(record, file)? {
+        let journal_config = cfg.bool("log.enabled").then(|| JournalConfig {
+            file_max: cfg.int("log.file_max") as u64,
+            remove: cfg.bool("log.remove"),
+            prealloc: cfg.bool("log.prealloc"),
+        });
+        let pending = Pending {
+            by_id,
+            replay_from: header.replay_from,
+            journal_exists: header.journal_exists,
+            salvage: cfg.bool("salvage"),
+            journal: journal_config,
+        };
+        let sync_default =
+            SyncDefault { sync: cfg.bool("transaction_sync.enabled") && cfg.str("transaction_sync.method") != "none" };
+        let durable = Durable {
+            home: home_disk,
+            log_dir,
+            _lock: lock,
+            journal: OnceLock::new(),
+            journal_on: pending.journal.is_some(),
+            log_compressor: OnceLock::new(),
+            pending: Mutex::new(Some(pending)),
+            unrecovered: AtomicBool::new(true),
+            sync_default,
+            meta: Mutex::new(meta),
+            last_checkpoint: Mutex::new(newest),
+            refused: Mutex::new(None),
+            log_floor: AtomicU64::new(0),
+            created,
+            closed: AtomicBool::new(false),
+            cache: Arc::clone(cache),
+            compressors: Arc::clone(compressors),
+            checkpoints: AtomicU64::new(0),
+        };
+        if !defer {
+            let (records, salvaged) = durable.replay(None)?;
+            recovered.records = records;
+            recovered.salvaged = salvaged;
+        }
+        Ok((durable, recovered))
+    }
+
+    /// Replays the journal into the tables the open loaded, then starts the new journal:
+    /// part of [`Durable::open`], or, for an open that deferred it (a journal compressor is
+    /// configured), once the application's `extensions=` are loaded, with the compressor
+    /// they registered. A compressed record without a compressor fails it (`WT_ERROR`).
+    /// Returns the records replayed and what salvage dropped. Runs once.
+    pub fn replay(&self, compressor: Option<Arc<dyn Compressor>>) -> Result<(u64, Vec<String>)> {
+        let Some(pending) = self.pending.lock().take() else { return Ok((0, Vec::new())) };
+        let mut records = 0;
+        let by_id = &pending.by_id;
+        let replayed = journal::replay(&self.log_dir, pending.replay_from, pending.journal_exists, pending.salvage, |record, file| {
+            let record = redo::expand(record, compressor.as_deref(), file)?;
+            for op in redo::decode(&record, file)? {
                 match op {
                     Op::Put { table, key, value } => {
                         if let Some(t) = by_id.get(&table) {
@@ -189,37 +262,31 @@ impl Durable {
                     Op::Message { .. } => {}
                 }
             }
-            recovered.records += 1;
+            records += 1;
             Ok(())
         })?;
-        let next_log = replayed.next;
-        recovered.salvaged = replayed.salvaged;
-        let journal = if cfg.bool("log.enabled") {
-            std::fs::create_dir_all(log_dir.dir()).map_err(|e| Error::io(format!("{}: mkdir", log_dir.dir().display()), &e))?;
-            let config = JournalConfig { file_max: cfg.int("log.file_max") as u64, remove: cfg.bool("log.remove"), prealloc: cfg.bool("log.prealloc") };
-            Some(Arc::new(Journal::start(Arc::clone(&log_dir), config, next_log)?))
-        } else {
-            None
-        };
-        let sync_default =
-            SyncDefault { sync: cfg.bool("transaction_sync.enabled") && cfg.str("transaction_sync.method") != "none" };
-        let durable = Durable {
-            home: home_disk,
-            log_dir,
-            _lock: lock,
-            journal,
-            sync_default,
-            meta: Mutex::new(meta),
-            last_checkpoint: Mutex::new(newest),
-            refused: Mutex::new(None),
-            log_floor: next_log,
-            created,
-            closed: AtomicBool::new(false),
-            cache: Arc::clone(cache),
-            compressors: Arc::clone(compressors),
-            checkpoints: AtomicU64::new(0),
-        };
-        Ok((durable, recovered))
+        self.log_floor.store(replayed.next, Ordering::Relaxed);
+        if let Some(config) = pending.journal {
+            std::fs::create_dir_all(self.log_dir.dir())
+                .map_err(|e| Error::io(format!("{}: mkdir", self.log_dir.dir().display()), &e))?;
+            let journal = Arc::new(Journal::start(Arc::clone(&self.log_dir), config, replayed.next)?);
+            if let Some(compressor) = compressor {
+                let _ = self.log_compressor.set(LogCompressor { compressor, stats: Arc::default() });
+            }
+            let _ = self.journal.set(journal);
+        }
+        self.unrecovered.store(false, Ordering::Release);
+        Ok((records, replayed.salvaged))
+    }
+
+    /// What journal compression did, when a compressor is configured.
+    pub fn log_compress_stats(&self) -> Option<&CompressStats> {
+        self.log_compressor.get().map(|c| &*c.stats)
+    }
+
+    /// Whether the journal is not replayed yet: [`Durable::replay`] is pending, or failed.
+    pub fn replay_pending(&self) -> bool {
+        self.unrecovered.load(Ordering::Acquire)
     }
 
     /// Whether this open created the database.
@@ -229,29 +296,29 @@ impl Durable {
 
     /// Whether commits go to a journal.
     pub fn journalled(&self) -> bool {
-        self.journal.is_some()
+        self.journal_on
     }
 
     /// A session's redo state, when the journal is on.
     pub fn redo(&self) -> Option<Redo> {
-        self.journal.as_ref().map(|j| Redo::new(j.committer(), self.sync_default))
+        self.journal.get().map(|j| Redo::new(j.committer(), self.sync_default, self.log_compressor.get().cloned()))
     }
 
     /// Whether commits go to a journal (`log=(enabled=true)`).
     pub fn has_journal(&self) -> bool {
-        self.journal.is_some()
+        self.journal.get().is_some()
     }
 
     /// Tests: the journal's background writes stop, as if the process died (see
     /// [`journal::Journal::freeze`]).
     #[cfg(test)]
     pub fn freeze_journal(&self) {
-        self.journal.as_ref().expect("a journal").freeze();
+        self.journal.get().expect("a journal").freeze();
     }
 
     /// The journal's counters (zero without a journal).
     pub fn journal_stats(&self) -> JournalStats {
-        self.journal.as_ref().map(|j| j.stats()).unwrap_or_default()
+        self.journal.get().map(|j| j.stats()).unwrap_or_default()
     }
 
     /// Makes later writes of the home's files fail with `ENOSPC` after `bytes` more bytes
@@ -321,12 +388,15 @@ impl Durable {
         stamps: CheckpointStamps,
     ) -> Result<()> {
         let mut last = self.last_checkpoint.lock();
+        if self.replay_pending() {
+            return Err(Error::invalid("checkpoint: the journal is not recovered yet"));
+        }
         if let Some(e) = self.refused.lock().clone() {
             return Err(e);
         }
-        let (replay_from, journal_exists) = match &self.journal {
+        let (replay_from, journal_exists) = match self.journal.get() {
             Some(j) => (j.rotate()?, true),
-            None => (self.log_floor, false),
+            None => (self.log_floor.load(Ordering::Relaxed), false),
         };
         let view = snapshot();
         // Listed after the snapshot: every table with records in older journal files is here.
@@ -344,7 +414,7 @@ impl Durable {
         // The snapshot may hold commits made since the rotation, whose records are in the
         // journal this checkpoint replays from: they reach the device before the checkpoint
         // does (see `Journal::make_durable`).
-        if let Some(j) = &self.journal {
+        if let Some(j) = self.journal.get() {
             j.make_durable()?;
         }
         let no = *last + 1;
@@ -376,7 +446,7 @@ impl Durable {
         for old in self.home.numbered(CKPT_PREFIX)?.into_iter().filter(|&n| n < no) {
             self.home.remove(&checkpoint::name(old))?;
         }
-        match &self.journal {
+        match self.journal.get() {
             Some(j) => j.remove_before(replay_from),
             None => {
                 for old in self.log_dir.numbered(LOG_PREFIX)?.into_iter().filter(|&n| n < replay_from) {
@@ -461,7 +531,7 @@ impl Durable {
     /// Has `wake` called each time the journal has written `bytes` more bytes, rounded up to
     /// `log=(file_max)` as the reference does (`None`, or no journal: never).
     pub fn wake_on_journal_bytes(&self, bytes: u64, wake: Option<Wakeup>) {
-        if let Some(j) = &self.journal {
+        if let Some(j) = self.journal.get() {
             j.wake_every(bytes.max(j.file_max()), wake);
         }
     }
@@ -473,6 +543,12 @@ impl Durable {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        if self.replay_pending() {
+            // Closed before recovery finished (an `extensions=` library failed to load, or the
+            // replay failed): the last checkpoint and the journal stay as they are, for the
+            // next open.
+            return Ok(());
+        }
         let all = Horizon { seq: crate::store::TS_LATEST, ts: crate::store::NO_READ_TS };
         self.checkpoint(registry, || ReadView::LATEST, &|| all, bounds)
     }
@@ -481,18 +557,25 @@ impl Durable {
     /// thread wrote what was buffered (tests of recovery).
     pub fn abandon(&self) {
         self.closed.store(true, Ordering::Release);
-        if let Some(j) = &self.journal {
+        if let Some(j) = self.journal.get() {
             j.write_out();
         }
     }
 
-    /// Every journal record on disk, oldest first, with its file number and offset, after
-    /// writing out what is buffered (`log:` cursors). `None` without a journal.
+    /// Every journal record on disk (decompressed), oldest first, with its file number and
+    /// offset, after writing out what is buffered (`log:` cursors). `None` without a journal.
     pub fn journal_records(&self) -> Result<Option<Vec<(u64, u64, Vec<u8>)>>> {
-        let Some(j) = &self.journal else { return Ok(None) };
+        let Some(j) = self.journal.get() else { return Ok(None) };
         j.write_buffered()?;
         let mut out = Vec::new();
         journal::scan(&self.log_dir, |no, at, record| out.push((no, at, record.to_vec())))?;
+        // As written, decompressed.
+        let compressor = self.log_compressor.get().map(|c| c.compressor.as_ref());
+        for (_, _, record) in &mut out {
+            if let std::borrow::Cow::Owned(plain) = redo::expand(record, compressor, "journal")? {
+                *record = plain;
+            }
+        }
         Ok(Some(out))
     }
 
@@ -537,7 +620,7 @@ impl Durable {
 
     /// `WT_SESSION::log_flush`: writes the buffered journal records, and syncs with `sync`.
     pub fn log_flush(&self, sync: bool) -> Result<()> {
-        match &self.journal {
+        match self.journal.get() {
             Some(j) => j.flush(sync),
             None => Err(Error::invalid("logging not enabled")),
         }

@@ -9,6 +9,7 @@ mod pinned;
 #[cfg(test)]
 mod reuse_tests;
 mod schema_cursor;
+mod join_bloom;
 mod schema_join;
 mod schema_ops;
 mod schema_parts;
@@ -18,7 +19,7 @@ pub mod txn;
 mod uri;
 
 pub use cursors::{Closed, CursorId, Entry, QuickClose, QuickOpen};
-pub use schema_cursor::SchemaCursor;
+pub use schema_cursor::{joined as joined_error, SchemaCursor};
 pub use listings::is_listing;
 pub use schema_ops::Opened;
 use schema_ops::file_table;

@@ -7,6 +7,7 @@
 //! Plain tables never come here: their cursors stay on the quick paths.
 
 use std::ffi::CString;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::config::{self, Method};
@@ -72,6 +73,9 @@ pub struct SchemaCursor {
     value: Held,
     /// A join cursor's conditions and rows.
     join: Option<Box<JoinState>>,
+    /// Used in a join (as the reference's `WT_CURSTD_JOINED`): its methods are refused until
+    /// the join cursor closes.
+    joined: Arc<AtomicBool>,
     /// Per index, its custom extractor (None for an index of columns; the error of an
     /// unregistered one, reported by the first write, as the reference does).
     extractors: Vec<Option<Result<Arc<dyn Extractor>>>>,
@@ -109,6 +113,24 @@ impl SchemaCursor {
     /// The packed key, for `get_key`.
     pub fn key_bytes(&self) -> Result<&[u8]> {
         self.key.bytes().ok_or_else(|| Error::invalid("requires key be set"))
+    }
+
+    /// Whether the cursor is used in a join: its methods answer `ENOTSUP` (see `joined`).
+    pub fn is_joined(&self) -> bool {
+        self.joined.load(Ordering::Relaxed)
+    }
+
+    /// The flag a join sets (and clears when the join cursor closes).
+    pub(super) fn joined_flag(&self) -> &Arc<AtomicBool> {
+        &self.joined
+    }
+
+    /// `get_value`'s packed value: refused while the cursor is used in a join.
+    pub fn api_value_bytes(&self) -> Result<&[u8]> {
+        if self.is_joined() {
+            return Err(joined());
+        }
+        self.value_bytes()
     }
 
     /// The packed value, for `get_value`.
@@ -160,14 +182,39 @@ impl SchemaCursor {
         self.join.as_deref()
     }
 
-    /// A join cursor's state, to change (a join cursor always has one).
-    pub(super) fn join_state_mut(&mut self) -> &mut JoinState {
-        self.join.get_or_insert_with(Box::default)
+    /// A join cursor's state, to change.
+    pub(super) fn join_state_mut(&mut self) -> Option<&mut JoinState> {
+        self.join.as_deref_mut()
+    }
+
+    /// A join cursor's state, taken out while it is evaluated (`put_join` puts it back).
+    pub(super) fn take_join(&mut self) -> Box<JoinState> {
+        self.join.take().unwrap_or_default()
+    }
+
+    /// Puts back what `take_join` took.
+    pub(super) fn put_join(&mut self, state: Box<JoinState>) {
+        self.join = Some(state);
+    }
+
+    /// The entries of a join cursor, for `statistics:join`.
+    pub fn join_core(&self) -> Option<Arc<parking_lot::Mutex<super::schema_join::JoinCore>>> {
+        self.join.as_deref().map(|j| Arc::clone(j.core()))
+    }
+
+    /// The internal cursor holding the position, when a read positioned the cursor.
+    pub(super) fn position(&self) -> Option<CursorId> {
+        self.value.bytes().is_some().then_some(self.scan)
     }
 
     /// Whether keys and values cross the API as packed items.
     pub(super) fn is_raw(&self) -> bool {
         self.config.raw
+    }
+
+    /// Whether this cursor reads the table's rows (not an index or join cursor).
+    pub(super) fn is_table_target(&self) -> bool {
+        self.target == Target::Table
     }
 
     /// The index an index cursor reads.
@@ -177,6 +224,11 @@ impl SchemaCursor {
             _ => None,
         }
     }
+}
+
+/// The error of a method of a cursor used in a join.
+pub fn joined() -> Error {
+    Error::unsupported("cursor is being used in a join")
 }
 
 /// Sets an internal (raw) cursor's key or value to `bytes`.
@@ -316,7 +368,8 @@ impl Session {
             reads_stores,
             key: Held::default(),
             value: Held::default(),
-            join: join.then(Box::default),
+            join: join.then(|| Box::new(JoinState::new(uri))),
+            joined: Arc::default(),
             extractors,
             pk: Vec::new(),
         }))
@@ -345,7 +398,13 @@ impl Session {
     }
 
     /// Closes a schema cursor's internal cursors.
-    pub fn close_schema_cursor(&mut self, cursor: SchemaCursor) {
+    pub fn close_schema_cursor(&mut self, mut cursor: SchemaCursor) {
+        if let Some(join) = cursor.join.as_deref_mut() {
+            for id in join.take_cursors() {
+                self.close_inner(id);
+            }
+            join.release_joined();
+        }
         for id in cursor.inner() {
             self.close_inner(id);
         }
@@ -365,9 +424,7 @@ impl Session {
         }
         sc.key.clear();
         sc.value.clear();
-        if let Some(join) = sc.join.as_deref_mut() {
-            join.restart();
-        }
+        self.join_reset(sc);
         self.idle_check();
     }
 
@@ -387,13 +444,7 @@ impl Session {
 
     /// Lands a join cursor on the row of primary key `pk`; false when it no longer exists.
     pub(super) fn land_row(&mut self, sc: &mut SchemaCursor, pk: &[u8]) -> Result<bool> {
-        let layout = Arc::clone(&sc.layout);
-        let kc = layout.columns.key_count();
-        let mut row = layout.columns.empty_row();
-        place(&mut row, 0..kc, unpack_values(layout.table.key_format(), pk)?);
-        if !self.fetch_groups(sc, pk, &mut row, 0)? {
-            return Ok(false);
-        }
+        let Some(row) = self.row_of(sc, pk)? else { return Ok(false) };
         sc.key.set_app(pk);
         let format = &sc.value_format;
         let projection = &sc.projection;
@@ -559,6 +610,30 @@ impl Session {
         let projection = &sc.projection;
         sc.value.set_app_with(|buf| pack_values(format, projection.iter().map(|&p| &row[p]), buf));
         sc.value.check("requires value be set")
+    }
+
+    /// The stored keys index `at` holds for the row of primary key `pk` (one, or what its
+    /// extractor makes); false when there is no such row.
+    pub(super) fn index_keys_of_row(&mut self, sc: &SchemaCursor, at: usize, pk: &[u8], out: &mut Vec<Vec<u8>>) -> Result<bool> {
+        let Some(row) = self.row_of(sc, pk)? else { return Ok(false) };
+        let layout = &sc.layout;
+        out.clear();
+        if layout.indices[at].extract.is_some() {
+            self.extract_keys(sc, at, &row, pk, out)?;
+        } else {
+            let mut key = Vec::new();
+            layout.index_key(at, &row, pk, &mut key)?;
+            out.push(key);
+        }
+        Ok(true)
+    }
+
+    /// The row of primary key `pk`, None when there is none.
+    fn row_of(&mut self, sc: &SchemaCursor, pk: &[u8]) -> Result<Option<Vec<Value>>> {
+        let layout = &sc.layout;
+        let mut row = layout.columns.empty_row();
+        place(&mut row, 0..layout.columns.key_count(), unpack_values(layout.table.key_format(), pk)?);
+        Ok(self.fetch_groups(sc, pk, &mut row, 0)?.then_some(row))
     }
 
     /// Reads the value stores from `from` on for primary key `pk` into `row`; `Ok(false)` when

@@ -14,6 +14,7 @@ use crate::stats::catalog::{
 use crate::stats::counters::ConnStat;
 use crate::stats::{cursor_statistics, Family, Snapshot, StatsView};
 
+use super::schema_join::JoinCore;
 use super::Session;
 
 /// What a statistics cursor reports on.
@@ -21,8 +22,8 @@ enum Source {
     Connection,
     Table(Arc<Table>),
     Session,
-    /// `statistics:join` of a join cursor: the reference's per-condition join statistics are
-    /// not counted yet, so the cursor has no entries.
+    /// `statistics:join` of a join cursor: a set of join statistics per entry (the view reads
+    /// them from the join cursor).
     Join,
 }
 
@@ -104,6 +105,17 @@ impl Session {
     /// `statistics:table:NAME`, `statistics:session`. The new cursor counts itself as open
     /// before its snapshot is taken. Statistics cursors are never cached.
     pub fn open_statistics(&mut self, conn: &Connection, uri: &str, config: Option<&str>) -> Result<StatsCursor> {
+        self.open_statistics_of(conn, uri, config, None)
+    }
+
+    /// `open_statistics`, with the join cursor's entries for `statistics:join`.
+    pub fn open_statistics_of(
+        &mut self,
+        conn: &Connection,
+        uri: &str,
+        config: Option<&str>,
+        join: Option<Arc<parking_lot::Mutex<JoinCore>>>,
+    ) -> Result<StatsCursor> {
         let cfg = config::validate(Method::OpenCursor, config, None)?;
         let what = uri.strip_prefix("statistics:").expect("the caller checked the prefix");
         let (family, source) = match what {
@@ -123,9 +135,10 @@ impl Session {
         // The cursor counts itself before its snapshot, as the reference's does: "open cursor
         // count" read through it includes it.
         self.stats().add(ConnStat::OpenAdjust, 1);
-        let view = match snapshot(conn, &source, clear, walk) {
-            Ok(snapshot) => StatsView::new(family, snapshot, cfg.bool("raw")),
-            Err(e) => {
+        let view = match (snapshot(conn, &source, clear, walk), join) {
+            (Ok(_), Some(core)) => StatsView::new_join(Box::new(move || core.lock().stat_sets()), cfg.bool("raw")),
+            (Ok(snapshot), None) => StatsView::new(family, snapshot, cfg.bool("raw")),
+            (Err(e), _) => {
                 self.stats().add(ConnStat::OpenAdjust, -1);
                 return Err(e);
             }

@@ -77,9 +77,63 @@ enum KeyState {
     Failed(Error),
 }
 
+/// The join statistics' descriptions, by id offset from [`JOIN_BASE`] (each set's are
+/// prefixed with its join entry's name: "join: index:T:I: items iterated").
+pub const JOIN_DESCRIPTIONS: [&str; 5] = [
+    "accesses to the main table",
+    "bloom filter false positives",
+    "checks that conditions of membership are satisfied",
+    "items inserted into a bloom filter",
+    "items iterated",
+];
+
+/// The first join statistics id (`WT_STAT_JOIN_MAIN_ACCESS`).
+pub const JOIN_BASE: i32 = 3000;
+
+/// Each join entry's description prefix and statistics, in entry order.
+pub type JoinSets = Vec<(String, [i64; 5])>;
+
+/// `statistics:join`'s state: one set of the five join statistics per entry of the join
+/// cursor, walked set after set, each copied from the join cursor when the walk enters it (as
+/// the reference's). Its keys repeat from set to set.
+struct JoinWalk {
+    source: Box<dyn Fn() -> JoinSets + Send + Sync>,
+    /// The set entered last, its prefix (None before any: the reference prints "(null)") and
+    /// its values.
+    at: usize,
+    prefix: Option<String>,
+    values: [i64; 5],
+}
+
+impl std::fmt::Debug for JoinWalk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JoinWalk").field("at", &self.at).field("prefix", &self.prefix).finish()
+    }
+}
+
+impl JoinWalk {
+    /// Enters set `at`; `WT_NOTFOUND` past either end.
+    fn enter(&mut self, at: Option<usize>) -> Result<()> {
+        let sets = (self.source)();
+        let Some((prefix, values)) = at.and_then(|at| sets.get(at)) else { return Err(Error::quiet(Kind::NotFound)) };
+        self.at = at.expect("found above");
+        self.prefix = Some(prefix.clone());
+        self.values = *values;
+        Ok(())
+    }
+
+    fn restart(&mut self) {
+        self.at = 0;
+        self.prefix = None;
+        self.values = [0; 5];
+    }
+}
+
 /// A `statistics:` cursor's snapshot and position.
 #[derive(Debug)]
 pub struct StatsView {
+    /// `statistics:join`: the sets of a join cursor instead of one snapshot.
+    join: Option<JoinWalk>,
     family: Family,
     raw: bool,
     stats: Snapshot,
@@ -103,6 +157,7 @@ impl StatsView {
     /// is not already.
     pub fn new(family: Family, snapshot: Snapshot, raw: bool) -> StatsView {
         StatsView {
+            join: None,
             family,
             raw,
             stats: normalized(family, snapshot),
@@ -114,6 +169,14 @@ impl StatsView {
             value_at: None,
             value_bytes: Vec::new(),
         }
+    }
+
+    /// A view of a join cursor's statistics (`statistics:join`): `source` gives each entry's
+    /// description prefix and values.
+    pub fn new_join(source: Box<dyn Fn() -> JoinSets + Send + Sync>, raw: bool) -> StatsView {
+        let mut view = StatsView::new(Family::DataSource, Vec::new(), raw);
+        view.join = Some(JoinWalk { source, at: 0, prefix: None, values: [0; 5] });
+        view
     }
 
     /// The family whose descriptions the view reports.
@@ -186,6 +249,9 @@ impl StatsView {
     pub fn search(&mut self, fresh: impl FnOnce() -> Result<Snapshot>) -> Result<()> {
         self.require_key()?;
         self.value_at = None;
+        if self.join.is_some() {
+            return self.join_search();
+        }
         self.refresh(fresh)?;
         match self.stats.binary_search_by_key(&self.key, |&(id, _)| id) {
             Ok(at) => {
@@ -228,6 +294,10 @@ impl StatsView {
     /// The statistic positioned on, for Rust callers.
     pub fn entry(&self) -> Result<Entry> {
         let at = self.require_value()?;
+        if let Some(walk) = &self.join {
+            // (The description without the set's prefix.)
+            return Ok(Entry { id: self.key, description: JOIN_DESCRIPTIONS[at], value: walk.values[at] });
+        }
         Ok(self.entry_at(at))
     }
 
@@ -252,6 +322,9 @@ impl StatsView {
     }
 
     fn step(&mut self, forward: bool, fresh: impl FnOnce() -> Result<Snapshot>) -> Result<()> {
+        if self.join.is_some() {
+            return self.join_step(forward);
+        }
         let found = self.refresh(fresh).and_then(|()| {
             let at = if std::mem::take(&mut self.unpositioned) {
                 if forward { 0 } else { self.stats.len().wrapping_sub(1) }
@@ -264,37 +337,95 @@ impl StatsView {
             };
             if at < self.stats.len() { Ok(at) } else { Err(Error::quiet(Kind::NotFound)) }
         });
-        match found {
-            Ok(at) => {
-                self.land(at);
-                Ok(())
+        let found = found.map(|at| self.land(at));
+        self.moved(found)
+    }
+
+    /// The end of a `next` / `prev`: a failed one leaves no key set and no value.
+    fn moved(&mut self, found: Result<()>) -> Result<()> {
+        if found.is_err() {
+            if self.key_state == KeyState::Set {
+                self.key_state = KeyState::Unset;
             }
-            Err(e) => {
-                if self.key_state == KeyState::Set {
-                    self.key_state = KeyState::Unset;
-                }
-                self.value_at = None;
-                Err(e)
-            }
+            self.value_at = None;
         }
+        found
+    }
+
+    /// `statistics:join`'s `next` / `prev`: the next key of the set entered, else the first key
+    /// of the next set.
+    fn join_step(&mut self, forward: bool) -> Result<()> {
+        let last = JOIN_BASE + JOIN_DESCRIPTIONS.len() as i32 - 1;
+        let walk = self.join.as_mut().expect("a join view");
+        if std::mem::take(&mut self.stale) {
+            walk.restart();
+        }
+        let found = if std::mem::take(&mut self.unpositioned) {
+            self.key = if forward { JOIN_BASE } else { last };
+            let at = if forward { Some(0) } else { (walk.source)().len().checked_sub(1) };
+            walk.enter(at)
+        } else if forward && self.key < last {
+            self.key += 1;
+            Ok(())
+        } else if !forward && self.key > JOIN_BASE {
+            self.key -= 1;
+            Ok(())
+        } else {
+            let at = if forward { walk.at.checked_add(1) } else { walk.at.checked_sub(1) };
+            walk.enter(at).map(|()| self.key = if forward { JOIN_BASE } else { last })
+        };
+        let found = found.map(|()| self.join_land());
+        self.moved(found)
+    }
+
+    /// `statistics:join`'s `search`: the key in the set entered.
+    fn join_search(&mut self) -> Result<()> {
+        let walk = self.join.as_mut().expect("a join view");
+        if std::mem::take(&mut self.stale) {
+            walk.restart();
+        }
+        if !(JOIN_BASE..JOIN_BASE + JOIN_DESCRIPTIONS.len() as i32).contains(&self.key) {
+            return Err(Error::quiet(Kind::NotFound));
+        }
+        self.join_land();
+        Ok(())
+    }
+
+    fn join_land(&mut self) {
+        let walk = self.join.as_ref().expect("a join view");
+        let offset = (self.key - JOIN_BASE) as usize;
+        let description = format!(
+            "join: {}: {}",
+            walk.prefix.as_deref().unwrap_or("(null)"),
+            JOIN_DESCRIPTIONS[offset]
+        );
+        let value = walk.values[offset];
+        self.set_key(self.key);
+        self.value_at = Some(offset);
+        self.pack_value(&description, value);
     }
 
     fn land(&mut self, at: usize) {
         let entry = self.entry_at(at);
         self.set_key(entry.id);
         self.value_at = Some(at);
+        self.pack_value(entry.description, entry.value);
+    }
+
+    /// Packs the value (description, printable value, value) for `get_value`.
+    fn pack_value(&mut self, description: &str, value: i64) {
         self.value_bytes.clear();
         // The longest printable value is 35 bytes ("18446744073B (18446744073709551615)").
         let mut printable = [0u8; 48];
         let len = {
             let mut out = &mut printable[..];
-            write!(out, "{}", entry.printable()).expect("fits");
+            write!(out, "{}", Printable(value)).expect("fits");
             48 - out.len()
         };
         let args = [
-            Arg::Bytes(entry.description.as_bytes()),
+            Arg::Bytes(description.as_bytes()),
             Arg::Bytes(&printable[..len]),
-            Arg::Int(entry.value),
+            Arg::Int(value),
         ];
         pack::pack(&VALUE_FORMAT, &args, &mut self.value_bytes).expect("SSq packs any description and value");
     }

@@ -242,3 +242,58 @@ fn unsupported_methods_are_enotsup() {
     assert_eq!((e.kind(), e.code()), (Kind::NotSupported, libc::ENOTSUP));
     assert_eq!(e.messages().collect::<Vec<_>>(), ["Unsupported cursor operation"]);
 }
+
+/// A `statistics:join` view of two entries.
+fn join_view() -> StatsView {
+    let sets = vec![("index:t:a".to_string(), [1, 0, 2, 0, 3]), ("table:t".to_string(), [4, 5, 6, 7, 8])];
+    StatsView::new_join(Box::new(move || sets.clone()), false)
+}
+
+#[test]
+fn join_views_walk_set_after_set() {
+    let mut v = join_view();
+    let mut seen = Vec::new();
+    while v.next(unused).is_ok() {
+        let (desc, printable, value) = decode(v.value_bytes().unwrap());
+        seen.push((v.key().unwrap(), desc, printable, value));
+    }
+    assert_eq!(seen.len(), 10);
+    assert_eq!(seen[0], (3000, "join: index:t:a: accesses to the main table".into(), "1".into(), 1));
+    assert_eq!(seen[4], (3004, "join: index:t:a: items iterated".into(), "3".into(), 3));
+    assert_eq!(seen[5], (3000, "join: table:t: accesses to the main table".into(), "4".into(), 4));
+    assert_eq!(seen[9].3, 8);
+    // Past the end: WT_NOTFOUND, no key, and it stays there.
+    assert_eq!(kind(v.next(unused)), Kind::NotFound);
+    assert_eq!(kind(v.key()), Kind::Invalid);
+    // prev from the start: the last set's last key, then backwards across the sets.
+    v.reset();
+    v.prev(unused).unwrap();
+    assert_eq!((v.key().unwrap(), decode(v.value_bytes().unwrap()).2), (3004, 8));
+    for _ in 0..5 {
+        v.prev(unused).unwrap();
+    }
+    assert_eq!(decode(v.value_bytes().unwrap()), ("join: index:t:a: items iterated".into(), "3".into(), 3));
+}
+
+#[test]
+fn join_views_search_the_set_entered() {
+    let mut v = join_view();
+    // Before any set is entered: zeros and the reference's "(null)" prefix.
+    v.set_key(WT_STAT_JOIN_ITERATED_ID);
+    v.search(unused).unwrap();
+    assert_eq!(decode(v.value_bytes().unwrap()), ("join: (null): items iterated".into(), "0".into(), 0));
+    for _ in 0..6 {
+        v.next(unused).unwrap();
+    }
+    v.set_key(3002);
+    v.search(unused).unwrap();
+    assert_eq!(decode(v.value_bytes().unwrap()).2, 6);
+    v.set_key(3005);
+    assert_eq!(kind(v.search(unused)), Kind::NotFound);
+    // An empty join: nothing to walk.
+    let mut empty = StatsView::new_join(Box::new(Vec::new), false);
+    assert_eq!(kind(empty.next(unused)), Kind::NotFound);
+    assert_eq!(kind(empty.prev(unused)), Kind::NotFound);
+}
+
+const WT_STAT_JOIN_ITERATED_ID: i32 = 3004;
