@@ -4,6 +4,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod btree;
 pub mod config;
 pub mod conn;

@@ -11,15 +11,7 @@ use std::process::Command;
 
 /// Builds the cdylib with `--features diagnostic` and returns the directory holding it.
 fn diagnostic_library() -> PathBuf {
-    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("diagnostic-build");
-    run_ok(
-        Command::new(option_env!("CARGO").unwrap_or("cargo"))
-            .current_dir(root())
-            .args(["rustc", "--locked", "--quiet", "--lib", "--crate-type", "cdylib", "--features", "diagnostic"])
-            .arg("--target-dir")
-            .arg(&target),
-    );
-    target.join("debug")
+    common::library_with_features("diagnostic", "diagnostic-build")
 }
 
 /// Symbols of the feature's checks (`capi::diagnostic::checks`), as `nm` lists them.

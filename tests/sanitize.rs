@@ -1,15 +1,30 @@
 //! The C tests (`c-tests/*.c`), the examples (`examples/c/*.c`) and the feature probe
 //! (`tests/feature_probe.c`) again, compiled with AddressSanitizer and UndefinedBehaviorSanitizer
-//! (`-fsanitize=address,undefined`) and linked with the ordinary library of this `cargo test`.
-//! ASan checks every memory access of the C side and intercepts every allocation, the
-//! library's included, so LeakSanitizer's report at exit covers what the engine still holds
-//! after `conn->close`: any leak fails the test, as does any ASan or UBSan report.
+//! (`-fsanitize=address,undefined`) and linked with the library built with the
+//! `system-allocator` feature (the system's malloc instead of mimalloc, a debug build of its own
+//! under `$CARGO_TARGET_TMPDIR/sanitize-build`). ASan checks every memory access of the C side
+//! and intercepts every allocation, the library's included, so LeakSanitizer's report at exit
+//! covers what the engine still holds after `conn->close`: any leak fails the test, as does any
+//! ASan or UBSan report.
 
 mod common;
 
-use common::{compile_c, library_dir, output, root, scratch};
+use common::{compile_c, output, root, scratch};
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::OnceLock;
+
+/// The library the sanitized programs link: built once per run with the system's allocator,
+/// whose allocations ASan intercepts (mimalloc's it would not see).
+fn library_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| common::library_with_features("system-allocator", "sanitize-build")).clone()
+}
+
+/// `cmd` set to load that library (`cargo test` puts its own library directory first).
+fn with_library(cmd: &mut Command) -> &mut Command {
+    cmd.env("LD_LIBRARY_PATH", library_dir())
+}
 
 /// Every C test (run by tests/c_tests.rs), each with c-tests/util.c.
 const C_TESTS: &[&str] = &[
@@ -86,7 +101,7 @@ fn sanitized(name: &str, extra_flags: &[&str], sources: &[PathBuf], dir_name: &s
         cmd.env(var, value);
     }
     let out = output(
-        common::with_library(&mut cmd)
+        with_library(&mut cmd)
             .current_dir(root())
             .env("ASAN_OPTIONS", "detect_leaks=1")
             .env("LSAN_OPTIONS", "")
@@ -250,7 +265,7 @@ fn leak_sanitizer_reports_an_unclosed_connection() {
     .expect("write the canary");
     let exe = dir.join("leak");
     compile_c(FLAGS, &[src], &exe, &library_dir());
-    let out = output(common::with_library(&mut Command::new(&exe)).env("ASAN_OPTIONS", "detect_leaks=1").env("LSAN_OPTIONS", ""));
+    let out = output(with_library(&mut Command::new(&exe)).env("ASAN_OPTIONS", "detect_leaks=1").env("LSAN_OPTIONS", ""));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && stderr.contains("ERROR: LeakSanitizer: detected memory leaks"),

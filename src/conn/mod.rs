@@ -207,6 +207,7 @@ impl Connection {
     /// `wiredtiger_open`: validates the configuration and opens the database in `home`
     /// (`None` means ".").
     pub fn open(home: Option<&str>, config: Option<&str>) -> Result<Connection> {
+        crate::alloc::configure();
         let cfg = config::validate(Method::WiredtigerOpen, config, Some(&crate::schema::check_format))?;
         let settings = Settings::from_open(&cfg)?;
         let eviction = Eviction::from_config(&cfg, None)?;

@@ -23,6 +23,20 @@ pub fn library_dir() -> PathBuf {
     panic!("libunlatched.so not found next to {}", exe.display());
 }
 
+/// The cdylib built on its own with the cargo `features` (a debug build under
+/// `$CARGO_TARGET_TMPDIR/<dir_name>`); returns the directory holding it.
+pub fn library_with_features(features: &str, dir_name: &str) -> PathBuf {
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir_name);
+    run_ok(
+        Command::new(option_env!("CARGO").unwrap_or("cargo"))
+            .current_dir(root())
+            .args(["rustc", "--locked", "--quiet", "--lib", "--crate-type", "cdylib", "--features", features])
+            .arg("--target-dir")
+            .arg(&target),
+    );
+    target.join("debug")
+}
+
 /// `cmd`, a program linked against this build's library, set to load exactly that library:
 /// `cargo test` puts `target/<profile>` in `LD_LIBRARY_PATH`, ahead of the program's run path,
 /// and a `libunlatched.so` left there by an earlier `cargo build` would be loaded instead.
