@@ -12,7 +12,7 @@
  *   join_stats --record   run (against the reference: UL_REFERENCE=1) and write join_stats.ref
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream, fmemopen */
-#include "util.h"
+#include "join_table.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -20,58 +20,6 @@
 
 static FILE *out;
 static WT_SESSION *s;
-
-/* 30 rows: name, city (5 cities), age (10-69), score. */
-static const char *cities[] = {"lima", "oslo", "paris", "rome", "tokyo"};
-
-static uint32_t
-age_of(uint64_t id)
-{
-    return (uint32_t)((id * 37) % 60 + 10);
-}
-
-/* A custom extractor: two index entries per row, its score and its score + 3. */
-static int
-pair(WT_EXTRACTOR *x, WT_SESSION *session, const WT_ITEM *key, const WT_ITEM *value, WT_CURSOR *result)
-{
-    const char *name, *where;
-    uint32_t years, points;
-    int ret;
-
-    (void)x;
-    (void)key;
-    if ((ret = wiredtiger_struct_unpack(session, value->data, value->size, "SSII", &name, &where, &years, &points)) != 0)
-        return (ret);
-    result->set_key(result, points);
-    if ((ret = result->insert(result)) != 0)
-        return (ret);
-    result->set_key(result, points + 3);
-    return (result->insert(result));
-}
-
-static WT_EXTRACTOR pair_extractor = {pair, NULL, NULL};
-
-static void
-load(void)
-{
-    WT_CURSOR *c;
-    char name[16];
-    uint64_t id;
-
-    OK(s->create(s, "table:p", "key_format=r,value_format=SSII,columns=(id,name,city,age,score)"));
-    OK(s->create(s, "index:p:city", "columns=(city)"));
-    OK(s->create(s, "index:p:age", "columns=(age)"));
-    OK(s->create(s, "index:p:score", "columns=(score)"));
-    OK(s->create(s, "index:p:ext", "key_format=I,extractor=pair"));
-    OK(s->open_cursor(s, "table:p", NULL, NULL, &c));
-    for (id = 1; id <= 30; id++) {
-        snprintf(name, sizeof(name), "n%02d", (int)id);
-        c->set_key(c, id);
-        c->set_value(c, name, cities[(id * 7) % 5], age_of(id), (uint32_t)((id * 13) % 17));
-        OK(c->insert(c));
-    }
-    OK(c->close(c));
-}
 
 /* An index (or table) cursor of `uri` positioned on `key`. */
 #define POSITIONED(uri, key)                                   \
@@ -207,9 +155,9 @@ single(void)
 
     for (i = 0; i < sizeof(compares) / sizeof(compares[0]); i++) {
         c[0] = join_cursor("join:table:p");
-        c[1] = age(age_of(7));
+        c[1] = age(jt_age(7));
         join(c[0], c[1], compares[i]);
-        snprintf(what, sizeof(what), "age %s %u", compares[i], age_of(7));
+        snprintf(what, sizeof(what), "age %s %u", compares[i], jt_age(7));
         rows(what, c[0]);
         close_all(c, 2);
     }
@@ -244,10 +192,10 @@ conditions(const char *what, int n, ...)
 static void
 ranges(void)
 {
-    conditions("age in [lo, hi)", 2, age(age_of(2)), "compare=ge", age(age_of(1)), "compare=lt");
-    conditions("age in (lo, hi]", 2, age(age_of(1)), "compare=le", age(age_of(2)), "compare=gt");
+    conditions("age in [lo, hi)", 2, age(jt_age(2)), "compare=ge", age(jt_age(1)), "compare=lt");
+    conditions("age in (lo, hi]", 2, age(jt_age(1)), "compare=le", age(jt_age(2)), "compare=gt");
     /* Overlapping ends and eq with and are refused. */
-    conditions(NULL, 2, age(age_of(3)), "compare=ge", age(age_of(11)), "compare=gt");
+    conditions(NULL, 2, age(jt_age(3)), "compare=ge", age(jt_age(11)), "compare=gt");
     conditions(NULL, 2, city("rome"), "compare=eq", city("oslo"), "compare=eq");
 }
 
@@ -255,18 +203,18 @@ ranges(void)
 static void
 conjunctions(void)
 {
-    conditions("paris and age > x", 2, city("paris"), NULL, age(age_of(9)), "compare=gt");
-    conditions("age <= x and tokyo (bloom) and score >= 5 (bloom, shared)", 3, age(age_of(9)), "compare=le",
+    conditions("paris and age > x", 2, city("paris"), NULL, age(jt_age(9)), "compare=gt");
+    conditions("age <= x and tokyo (bloom) and score >= 5 (bloom, shared)", 3, age(jt_age(9)), "compare=le",
       city("tokyo"), "strategy=bloom,count=100", score(5), "compare=ge,strategy=bloom,count=100");
     /* A bloom entry joined after a plain one goes before it; different counts: two filters. */
     conditions("oslo and score > 3 and age < x (bloom)", 3, city("oslo"), NULL, score(3), "compare=gt",
-      age(age_of(20)), "compare=lt,strategy=bloom,count=50,bloom_bit_count=32,bloom_hash_count=4");
+      age(jt_age(20)), "compare=lt,strategy=bloom,count=50,bloom_bit_count=32,bloom_hash_count=4");
     conditions("lima and age >= x (bloom) and score <= 8 (bloom, false positives)", 3, city("lima"), NULL,
-      age(age_of(15)), "compare=ge,strategy=bloom,count=1000", score(8),
+      age(jt_age(15)), "compare=ge,strategy=bloom,count=1000", score(8),
       "compare=le,strategy=bloom,count=10,bloom_false_positives=true");
     /* Tiny filters: false positives, found by reading the row (the reference's hashes). */
     conditions("paris and age > x (tiny bloom) and score < 4 (tiny bloom, shared)", 3, city("paris"), NULL,
-      age(age_of(5)), "compare=gt,strategy=bloom,count=3,bloom_bit_count=2,bloom_hash_count=2", score(4),
+      age(jt_age(5)), "compare=gt,strategy=bloom,count=3,bloom_bit_count=2,bloom_hash_count=2", score(4),
       "compare=lt,strategy=bloom,count=3,bloom_bit_count=3,bloom_hash_count=3");
     conditions("score >= 9 and rome (tiny bloom)", 2, score(9), "compare=ge", city("rome"),
       "strategy=bloom,count=1,bloom_bit_count=5,bloom_hash_count=2");
@@ -281,13 +229,13 @@ conjunctions(void)
 static void
 disjunctions(void)
 {
-    conditions("rome or age < x", 2, city("rome"), "operation=or", age(age_of(2)), "operation=or,compare=lt");
+    conditions("rome or age < x", 2, city("rome"), "operation=or", age(jt_age(2)), "operation=or,compare=lt");
     /* Two eq ends of one index, the first after the second: the reference misses oslo's rows. */
     conditions("paris or oslo", 2, city("paris"), "operation=or", city("oslo"), "operation=or");
     conditions("oslo or rome or age > x", 3, city("oslo"), "operation=or", city("rome"), "operation=or",
-      age(age_of(4)), "operation=or,compare=gt");
+      age(jt_age(4)), "operation=or,compare=gt");
     /* Mixing and with or is refused. */
-    conditions(NULL, 2, city("oslo"), "operation=or", age(age_of(4)), "operation=and");
+    conditions(NULL, 2, city("oslo"), "operation=or", age(jt_age(4)), "operation=and");
 }
 
 /* Conditions on the primary key (table cursors joined). */
@@ -320,7 +268,7 @@ nested(void)
     c[1] = join_cursor("join:table:p");
     c[2] = city("oslo");
     c[3] = city("tokyo");
-    c[4] = age(age_of(6));
+    c[4] = age(jt_age(6));
     join(c[1], c[2], "operation=or");
     join(c[1], c[3], "operation=or");
     join(c[0], c[1], NULL);
@@ -332,7 +280,7 @@ nested(void)
 
     c[0] = join_cursor("join:table:p");
     c[1] = join_cursor("join:table:p");
-    c[2] = age(age_of(8));
+    c[2] = age(jt_age(8));
     c[3] = score(2);
     c[4] = city("paris");
     join(c[1], c[2], "compare=ge");
@@ -362,7 +310,7 @@ edges(void)
 
     c[0] = join_cursor("join:table:p(name)");
     c[1] = city("tokyo");
-    c[2] = age(age_of(1));
+    c[2] = age(jt_age(1));
     join(c[0], c[1], NULL);
     join(c[0], c[2], "compare=eq");
     fprintf(out, "before next:\n");
@@ -429,7 +377,7 @@ joined(void)
     fprintf(out, "joined reset: %d\n", c[1]->reset(c[1]));
     join(c[2], c[1], NULL);
     /* A nested join cursor is joined too. */
-    join(c[2], age(age_of(3)), "compare=ge");
+    join(c[2], age(jt_age(3)), "compare=ge");
     join(c[0], c[2], NULL);
     fprintf(out, "nested next: %d\n", c[2]->next(c[2]));
     OK(c[0]->close(c[0]));
@@ -536,10 +484,9 @@ main(int argc, char *argv[])
     record = argc > 1 && strcmp(argv[1], "--record") == 0;
     ul_mkhome("join_stats", home, sizeof(home));
     OK(wiredtiger_open(home, NULL, "create,statistics=(fast)", &conn));
-    OK(conn->add_extractor(conn, "pair", &pair_extractor, NULL));
     OK(conn->open_session(conn, NULL, NULL, &s));
     out = open_memstream(&got, &got_len);
-    load();
+    jt_load(conn, s);
     single();
     ranges();
     conjunctions();
