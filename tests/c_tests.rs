@@ -92,6 +92,8 @@ c_tests! {
     schema,
     // Compared line by line with the transcript the reference printed (c-tests/join_stats.ref).
     join_stats,
+    // Random joins against the documented contract, worked out row by row.
+    join_random,
     extractor,
     extension_api,
     listing_cursors,
