@@ -94,6 +94,7 @@ c_tests! {
     extension_api,
     listing_cursors,
     compress,
+    collator,
     file_cursors,
     // With its peak resident memory checked against cache_size (2 MB) + 96 MB: 60 MB with the
     // debug library, 74-78 MB with the release one (the reference: about 16 MB). Merges once held

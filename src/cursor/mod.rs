@@ -27,7 +27,7 @@ use scc::Guard;
 use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
-use crate::store::{
+use crate::store::{collate, 
     is_prepared, is_prepared_value, prepare_conflict, Mode, ReadView, Refused, Seek, SeekHint, TXN_COMMITTED,
 };
 use crate::txn::Txn;
@@ -375,8 +375,9 @@ impl Cursor {
                 None => Ok(within(layers.seek(Some(from_down), down_dir, view, &guard)?, bounds)),
             }
         };
+        let order = table.collator().map(|c| &**c);
         let mut record = near(view)?;
-        if record.as_ref().is_none_or(|(key, _)| key.as_ref() != target) {
+        if record.as_ref().is_none_or(|(key, _)| collate::cmp(order, key, target).is_ne()) {
             if let Some(view) = fresh() {
                 record = near(view)?;
             }
@@ -388,7 +389,7 @@ impl Cursor {
         if is_prepared_value(&record.1) {
             return Err(prepare_conflict());
         }
-        let exact = match record.0.as_ref().cmp(target) {
+        let exact = match collate::cmp(order, &record.0, target) {
             Ordering::Less => -1,
             Ordering::Equal => 0,
             Ordering::Greater => 1,

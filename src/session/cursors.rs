@@ -9,7 +9,7 @@ use crate::cursor::{Cursor, Exact, Modification};
 use crate::error::{Kind, Result};
 use crate::stats::counters::{ConnStat, DsrcStat};
 use crate::pack::Format;
-use crate::store::ReadView;
+use crate::store::{collate, ReadView};
 use crate::txn::{Isolation, Txn};
 
 use super::cache::{CursorCache, Sweep, SweepReport};
@@ -403,6 +403,21 @@ fn found_quickly(cursor: &mut Cursor, positioned: &mut usize, epoch: u64, view: 
     true
 }
 
+/// Runs `op` on cursor `c`; on a collated table, fails it with the error a comparison of its
+/// collator met meanwhile (`store::collate`: the structures compare without an error path).
+#[inline(always)]
+fn collation_checked<T>(c: &mut Cursor, op: impl FnOnce(&mut Cursor) -> Result<T>) -> Result<T> {
+    if c.table().collator().is_none() {
+        return op(c);
+    }
+    collate::take_failure();
+    let out = op(c);
+    match collate::take_failure() {
+        Some(e) => Err(e),
+        None => out,
+    }
+}
+
 /// Whether slab entry `id` is a parked cursor opened with `uri`.
 #[inline]
 fn same_uri(slab: &[Option<Pinned<Entry>>], id: CursorId, uri: &[u8]) -> bool {
@@ -534,7 +549,7 @@ impl Session {
         let view = self.txn.read_view();
         let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
-            let out = op(c, epoch, view, txn);
+            let out = collation_checked(c, |c| op(c, epoch, view, txn));
             // A prepare conflict leaves the cursor where it was (a step tries again from there).
             if out.as_ref().is_err_and(|e| e.kind() != Kind::PrepareConflict) {
                 c.fail(epoch);
@@ -584,7 +599,7 @@ impl Session {
         let epoch = self.copy_epoch;
         let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
-            let out = op(c, epoch, txn);
+            let out = collation_checked(c, |c| op(c, epoch, txn));
             if let Err(e) = &out {
                 // A missing key or value (EINVAL) is refused before the write starts and leaves
                 // the cursor as it was, position included (difftest seed 3).

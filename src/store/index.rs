@@ -32,11 +32,13 @@
 //! Readers treat pending, tombstone and retired heads alike: absent.
 
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
 
 use scc::{Guard, HashIndex, Shared, Tag};
 use sdd::{Owned, Ptr};
 
+use super::collate::Collator;
 use super::key::{Key, KeyHashBuilder, Probe, ShortKey};
 use super::ordered::{Entry, Ordered, Steps};
 use super::version::{
@@ -161,6 +163,9 @@ pub struct Index {
     /// not hold may be in the tree, so a removed key's slot (its tombstone) stays until a merge
     /// has carried the removal into the tree.
     layered: bool,
+    /// A collator orders the keys (`tree` holds it): keys equal under it may differ in bytes,
+    /// so the hash indexes stay empty and point look-ups search the ordered index.
+    collated: bool,
 }
 
 impl Default for Index {
@@ -183,7 +188,13 @@ impl Index {
             short: HashIndex::with_hasher(KeyHashBuilder::default()),
             long: HashIndex::with_hasher(KeyHashBuilder::default()),
             layered: false,
+            collated: false,
         }
+    }
+
+    /// An empty index ordered by `collate` (`None`: bytewise), `layered` over a tree or not.
+    pub fn ordered_by(collate: Option<Arc<Collator>>, layered: bool) -> Self {
+        Index { collated: collate.is_some(), tree: Ordered::ordered_by(collate), layered, ..Index::new() }
     }
 
     /// An empty index layered over a tree: keys it does not hold are looked up there, and
@@ -207,8 +218,24 @@ impl Index {
         let slot = match ShortKey::new(key) {
             Some(short) => self.short.peek(&short, guard),
             None => self.long_peek(&Probe::new(key), guard),
-        }?;
-        slot.head.load(Acquire, guard).as_ref()
+        };
+        match slot {
+            Some(slot) => slot.head.load(Acquire, guard).as_ref(),
+            None if self.collated => self.collated_head(key, guard),
+            None => None,
+        }
+    }
+
+    /// [`Index::head`] of a collated index: through the ordered index.
+    #[cold]
+    #[inline(never)]
+    fn collated_head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
+        let found = self.tree.get(&self.tree.probe(key), guard);
+        if super::collate::failed() {
+            // What a failed comparison found is no answer: the caller's operation reports it.
+            return None;
+        }
+        found?.slot.head.load(Acquire, guard).as_ref()
     }
 
     /// The value of `key` that `view` sees, or `None` if absent or removed.
@@ -224,12 +251,15 @@ impl Index {
 
     /// The slot of `key`, if the index holds one (pending, live, removed or retiring).
     pub fn slot<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Shared<Slot>> {
-        self.find_slot(&Probe::new(key), guard)
+        self.find_slot(&self.tree.probe(key), guard)
     }
 
     /// The slot of the probed key in the hash index (short or long keys).
     #[inline]
     fn hash_peek<'g>(&'g self, probe: &Probe<'_>, guard: &'g Guard) -> Option<&'g Shared<Slot>> {
+        if self.collated {
+            return self.tree.get(probe, guard).map(|e| &e.slot);
+        }
         if probe.short().is_some() {
             self.short.peek(probe, guard)
         } else {
@@ -292,7 +322,7 @@ impl Index {
         view: ReadView,
         guard: &'g Guard,
     ) -> Option<(&'g [u8], &'g [u8])> {
-        first_live(self.steps(Some(&Probe::new(key)), dir, guard), view, guard)
+        first_live(self.steps(Some(&self.tree.probe(key)), dir, guard), view, guard)
     }
 
     /// The entries from the first `dir` finds from `probe` (from either end for `None`) on, in
@@ -361,7 +391,7 @@ impl Index {
             }
             Some((e.key.as_bytes(), data.bytes()))
         };
-        let probe = key.map(Probe::new);
+        let probe = key.map(|k| self.tree.probe(k));
         self.steps(probe.as_ref(), dir, guard).find_map(decided)
     }
 
@@ -385,7 +415,7 @@ impl Index {
     ) -> Option<Vec<u8>> {
         let guard = Guard::new();
         let view = ReadView { ignore_prepare: true, ..view };
-        let start = from.map(Probe::new);
+        let start = from.map(|k| self.tree.probe(k));
         for (n, Entry { key: k, slot }) in self.steps(start.as_ref(), Seek::Ge, &guard).enumerate() {
             if n == limit || out.bytes.len() >= byte_limit {
                 return Some(k.as_bytes().to_vec());
@@ -418,8 +448,8 @@ impl Index {
         let guard = Guard::new();
         let mut doomed: Vec<&Entry> = Vec::with_capacity(BATCH);
         let mut kept = 0;
-        let start = from.map(Probe::new);
-        let end = to.map(Probe::new);
+        let start = from.map(|k| self.tree.probe(k));
+        let end = to.map(|k| self.tree.probe(k));
         for entry in self.steps(start.as_ref(), Seek::Ge, &guard) {
             if end.as_ref().is_some_and(|end| end.cmp_prefixed(entry.key.prefix(), &entry.key).is_le()) {
                 break;
@@ -521,7 +551,7 @@ impl Index {
     pub(crate) fn tree_entries(&self) -> usize {
         let tree = self.tree.len();
         assert_eq!(
-            tree,
+            if self.collated { 0 } else { tree },
             self.short.len() + self.long.len(),
             "tree and hash index disagree"
         );
@@ -575,7 +605,7 @@ impl Index {
         likely_new: bool,
         below: &mut dyn FnMut() -> Option<bool>,
     ) -> Result<Written<'g>, Refused> {
-        let probe = Probe::new(key);
+        let probe = self.tree.probe(key);
         let immediate = ctx.txn == TXN_COMMITTED;
         // The version to install: allocated when first needed, then carried across retries.
         let mut data = Some(data);
@@ -726,7 +756,7 @@ impl Index {
         {
             return false;
         }
-        let probe = Probe::new(key);
+        let probe = self.tree.probe(key);
         self.unlink_ptr(&probe, slot as *const Slot);
         true
     }
@@ -740,6 +770,10 @@ impl Index {
         owned_key: &mut Option<Key>,
         guard: &Guard,
     ) -> bool {
+        if self.collated {
+            // Only the ordered index holds a collated table's slots.
+            return true;
+        }
         let target = slot.as_ptr();
         loop {
             let inserted = match probe.short() {

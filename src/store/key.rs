@@ -25,6 +25,8 @@ use std::sync::Arc;
 
 use scc::{Comparable, Equivalent};
 
+use super::collate::Collator;
+
 /// Longest key stored inline in a [`Key`] (longer keys take one heap allocation).
 pub const INLINE_KEY_LEN: usize = 22;
 
@@ -214,6 +216,9 @@ impl From<&[u8]> for Key {
 pub struct Probe<'a> {
     prefix: u64,
     bytes: &'a [u8],
+    /// The table's collator, if it has one: every comparison is then its call (and `prefix`
+    /// is 0, the head every entry of a collated tree has).
+    collate: Option<&'a Collator>,
 }
 
 impl<'a> Probe<'a> {
@@ -223,7 +228,23 @@ impl<'a> Probe<'a> {
         Probe {
             prefix: prefix_of(bytes),
             bytes,
+            collate: None,
         }
+    }
+
+    /// Prepares `bytes` for look-ups in a tree ordered as `order` says.
+    #[inline(always)]
+    pub fn ordered(bytes: &'a [u8], order: Option<&'a Collator>) -> Self {
+        match order {
+            None => Probe::new(bytes),
+            Some(c) => Probe { prefix: 0, bytes, collate: Some(c) },
+        }
+    }
+
+    /// The collator the probe compares with (`None`: bytewise).
+    #[inline(always)]
+    pub(crate) fn collator(&self) -> Option<&'a Collator> {
+        self.collate
     }
 
     /// The probed bytes.
@@ -242,6 +263,9 @@ impl<'a> Probe<'a> {
     /// its keys' prefixes beside them): the prefixes decide, else the bytes after them.
     #[inline(always)]
     pub(crate) fn cmp_prefixed(&self, prefix: u64, key: &Key) -> Ordering {
+        if let Some(c) = self.collate {
+            return c.order(self.bytes, key.as_bytes());
+        }
         match self.prefix.cmp(&prefix) {
             Ordering::Equal => cmp_after_prefix(self.bytes, key.as_bytes()),
             unequal => unequal,

@@ -55,6 +55,16 @@ impl<'g> Cursor<'g> {
         }
     }
 
+    /// The first entry.
+    pub(super) fn first(tree: &'g Ordered, guard: &'g Guard) -> Self {
+        loop {
+            let leaf = tree.descend(Target::First, guard);
+            if let Some(found) = Cursor::first_from(tree, guard, Some(leaf)) {
+                return found;
+            }
+        }
+    }
+
     /// On the first entry of `next` or of the leaves after it (past the end when there is
     /// none); `None` if a leaf changed or left meanwhile.
     fn first_from(tree: &'g Ordered, guard: &'g Guard, mut next: Option<&'g Leaf>) -> Option<Self> {
@@ -122,7 +132,7 @@ impl<'g> Cursor<'g> {
                 match low {
                     None => return Cursor::end(tree, guard),
                     Some(low) => {
-                        probe = Some(Probe::new(low.as_bytes()));
+                        probe = Some(tree.probe(low.as_bytes()));
                         strict = true;
                         continue 'restart;
                     }
@@ -143,7 +153,7 @@ impl<'g> Cursor<'g> {
         if let Some(moved) = self.next_in_leaves() {
             return moved;
         }
-        *self = Cursor::seek_ge(self.tree, &Probe::new(at.key.as_bytes()), true, self.guard);
+        *self = Cursor::seek_ge(self.tree, &self.tree.probe(at.key.as_bytes()), true, self.guard);
         self.at
     }
 
@@ -179,7 +189,7 @@ impl<'g> Cursor<'g> {
                 }
             }
         }
-        *self = Cursor::seek_le(self.tree, Some(&Probe::new(at.key.as_bytes())), true, self.guard);
+        *self = Cursor::seek_le(self.tree, Some(&self.tree.probe(at.key.as_bytes())), true, self.guard);
         self.at
     }
 

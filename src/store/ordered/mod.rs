@@ -30,6 +30,7 @@ mod smo;
 mod tests;
 
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 use parking_lot::Mutex;
@@ -41,7 +42,8 @@ pub use node::Entry;
 #[cfg(loom)]
 pub(crate) use latch::Latch;
 
-use crate::store::key::Probe;
+use crate::store::collate::Collator;
+use crate::store::key::{Key, Probe};
 use node::{deref, publish, Fence, Leaf, Node, Target, LEAF_CAP};
 
 /// The ordered index: key -> [`Entry`].
@@ -53,6 +55,8 @@ pub struct Ordered {
     last: AtomicRaw<Node>,
     /// Serializes structure changes (splits, removals of emptied leaves, root changes).
     smo: Mutex<()>,
+    /// The collator of a collated table (`None`: bytewise order, compared through heads).
+    collate: Option<Arc<Collator>>,
 }
 
 impl Default for Ordered {
@@ -70,8 +74,25 @@ impl fmt::Debug for Ordered {
 impl Ordered {
     /// An empty index: one empty leaf.
     pub fn new() -> Self {
-        let root = publish(Node::Leaf(Leaf::new()));
-        Ordered { root: AtomicRaw::new(root), last: AtomicRaw::new(root), smo: Mutex::new(()) }
+        Ordered::ordered_by(None)
+    }
+
+    /// An empty index ordered by `collate` (`None`: bytewise).
+    pub fn ordered_by(collate: Option<Arc<Collator>>) -> Self {
+        let root = publish(Node::Leaf(Leaf::new(collate.is_some())));
+        Ordered { root: AtomicRaw::new(root), last: AtomicRaw::new(root), smo: Mutex::new(()), collate }
+    }
+
+    /// Whether a collator orders the keys.
+    #[inline(always)]
+    fn collated(&self) -> bool {
+        self.collate.is_some()
+    }
+
+    /// `bytes` as a probe of this tree's order.
+    #[inline(always)]
+    pub(crate) fn probe<'a>(&'a self, bytes: &'a [u8]) -> Probe<'a> {
+        Probe::ordered(bytes, self.collate.as_deref())
     }
 
     /// The leaf the inner nodes route `target` to (it may have split since: callers move
@@ -162,7 +183,7 @@ impl Ordered {
     pub fn insert<'g>(&self, entry: Owned<Entry>, guard: &'g Guard) -> (&'g Entry, Option<Owned<Entry>>) {
         // The entry's memory outlives the guard even if it is handed back and dropped (its
         // drop goes through the collector).
-        let probe = Probe::new(entry.get_guarded_ref(guard).key.as_bytes());
+        let probe = self.probe(entry.get_guarded_ref(guard).key.as_bytes());
         let mut entry = Some(entry);
         loop {
             let (leaf, locked, n, (at, found)) = match self.lock_last(&probe, guard) {
@@ -224,10 +245,10 @@ impl Ordered {
         let mut rest = doomed;
         let mut gone = [RawPtr::null(); LEAF_CAP];
         while let Some(first) = rest.first() {
-            let (leaf, locked) = self.lock_leaf(&Probe::new(first.key.as_bytes()), guard);
+            let (leaf, locked) = self.lock_leaf(&self.probe(first.key.as_bytes()), guard);
             // This leaf's share: the doomed keys below its high fence (the first one is).
             let here = match leaf.high(guard) {
-                Some(high) => rest.partition_point(|e| e.key < *high),
+                Some(high) => rest.partition_point(|e| self.below(&e.key, high)),
                 None => rest.len(),
             };
             let (mine, later) = rest.split_at(here);
@@ -239,7 +260,7 @@ impl Ordered {
                 let raw = leaf.entries[r].load(Relaxed, guard);
                 let entry = deref(raw).expect("a locked leaf is complete");
                 // Doomed entries ordered before this one are no longer here.
-                while d < mine.len() && !std::ptr::eq(mine[d], entry) && mine[d].key < entry.key {
+                while d < mine.len() && !std::ptr::eq(mine[d], entry) && self.below(&mine[d].key, &entry.key) {
                     d += 1;
                 }
                 if d < mine.len() && std::ptr::eq(mine[d], entry) {
@@ -273,6 +294,15 @@ impl Ordered {
         removed
     }
 
+    /// Whether `a` orders before `b`.
+    #[inline]
+    fn below(&self, a: &Key, b: &Key) -> bool {
+        match &self.collate {
+            None => a < b,
+            Some(c) => c.order(a.as_bytes(), b.as_bytes()).is_lt(),
+        }
+    }
+
     /// A cursor on the first entry `>= probe` (`> probe` with `strict`).
     pub fn seek_ge<'g>(&'g self, probe: &Probe<'_>, strict: bool, guard: &'g Guard) -> Cursor<'g> {
         Cursor::seek_ge(self, probe, strict, guard)
@@ -286,6 +316,10 @@ impl Ordered {
 
     /// Every entry in key order.
     pub fn iter<'g>(&'g self, guard: &'g Guard) -> Steps<'g> {
+        if self.collated() {
+            // The empty key is not the least under every collator.
+            return Cursor::first(self, guard).steps(true);
+        }
         self.seek_ge(&Probe::new(&[]), false, guard).steps(true)
     }
 

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize};
 use sdd::{AtomicRaw, Guard, Owned, RawPtr, Shared};
 
 use super::latch::Latch;
+use crate::store::collate::Collator;
 use crate::store::key::{cmp_after_prefix, prefix_of, Key, Probe};
 use crate::store::version::Slot;
 
@@ -62,6 +63,8 @@ pub(super) enum Target<'a> {
 pub(super) struct Sought<'a> {
     bytes: &'a [u8],
     head: u64,
+    /// A collated tree's collator: every head is 0 there, so every comparison is its call.
+    collate: Option<&'a Collator>,
 }
 
 /// The bytes a node's keys share: how many, and the first 8 of them as an integer (zero
@@ -91,7 +94,7 @@ impl<'a> Sought<'a> {
     ) -> Option<Result<Self, Ordering>> {
         let probed = probe.bytes();
         if common.skip == 0 {
-            return Some(Ok(Sought { bytes: probed, head: probe.prefix() }));
+            return Some(Ok(Sought { bytes: probed, head: probe.prefix(), collate: probe.collator() }));
         }
         // The first (up to) 8 shared bytes in one comparison: a probe shorter than them compares
         // its zero padding, which can only tie where it is a prefix of them (then it is below).
@@ -112,15 +115,25 @@ impl<'a> Sought<'a> {
             return Some(Err(Ordering::Less));
         }
         let rest = &probed[common.skip..];
-        Some(Ok(Sought { bytes: rest, head: prefix_of(rest) }))
+        Some(Ok(Sought { bytes: rest, head: prefix_of(rest), collate: None }))
     }
 
     /// Orders the probe against a key of the node with head `head` (`key` loads the key).
     #[inline(always)]
     fn cmp<'k>(&self, head: u64, skip: usize, key: impl FnOnce() -> Option<&'k Key>) -> Option<Ordering> {
         match self.head.cmp(&head) {
-            Ordering::Equal => Some(cmp_after_prefix(self.bytes, key()?.as_bytes().get(skip..)?)),
+            Ordering::Equal => Some(self.tie(key()?.as_bytes().get(skip..)?)),
             unequal => Some(unequal),
+        }
+    }
+
+    /// Orders the probe against `rest`, a key of the node past its shared bytes, whose head
+    /// ties with the probe's.
+    #[inline(always)]
+    fn tie(&self, rest: &[u8]) -> Ordering {
+        match self.collate {
+            None => cmp_after_prefix(self.bytes, rest),
+            Some(c) => c.order(self.bytes, rest),
         }
     }
 }
@@ -167,11 +180,13 @@ pub(super) unsafe fn release<T: 'static>(raw: RawPtr<'_, T>) {
 /// search compares heads in the leaf and loads an entry only on a tie), the next leaf, and
 /// the fence keys of its range `[low, high)` (null: unbounded). Every key in the range shares
 /// the fences' common prefix (`skip` bytes, 0 without both fences): heads start after it.
+/// In a collated tree (`collated`) keys share nothing and every head is 0.
 ///
 /// Every field is an atomic, so readers may read a leaf while its writer changes it; the latch
 /// tells them whether what they read is consistent.
 pub(super) struct Leaf {
     pub(super) latch: Latch,
+    collated: bool,
     pub(super) count: AtomicUsize,
     pub(super) skip: AtomicUsize,
     /// The first 8 of the `skip` shared bytes ([`Common::head`]).
@@ -184,9 +199,10 @@ pub(super) struct Leaf {
 }
 
 impl Leaf {
-    pub(super) fn new() -> Self {
+    pub(super) fn new(collated: bool) -> Self {
         Leaf {
             latch: Latch::new(),
+            collated,
             count: AtomicUsize::new(0),
             skip: AtomicUsize::new(0),
             common_head: AtomicU64::new(0),
@@ -238,13 +254,15 @@ impl Leaf {
     /// Stores entry `i`'s head (the caller holds the latch).
     #[inline]
     pub(super) fn set_head(&self, i: usize, key: &[u8]) {
-        self.heads[i].store(head_of(key, self.skip.load(Relaxed)), Relaxed);
+        let head = if self.collated { 0 } else { head_of(key, self.skip.load(Relaxed)) };
+        self.heads[i].store(head, Relaxed);
     }
 
     /// Takes the common prefix of the fences as the leaf's `skip` and recomputes the heads of
     /// its entries (the caller holds the latch; the fences just changed).
     pub(super) fn refit(&self, guard: &Guard) {
         let common = match (self.low(guard), self.high(guard)) {
+            _ if self.collated => return,
             (Some(low), Some(high)) => Common::of(&low.as_bytes()[..common_len(low.as_bytes(), high.as_bytes())]),
             _ => Common::default(),
         };
@@ -385,9 +403,10 @@ pub(super) struct Inner {
 
 impl Inner {
     /// A node of `keys` and `children` (one more child than keys).
-    pub(super) fn new(keys: Vec<Key>, children: &[RawPtr<'_, Node>]) -> Self {
+    pub(super) fn new(keys: Vec<Key>, children: &[RawPtr<'_, Node>], collated: bool) -> Self {
         debug_assert_eq!(keys.len() + 1, children.len());
         let common = match (keys.first(), keys.last()) {
+            _ if collated => Common::default(),
             (Some(first), Some(last)) if keys.len() > 1 => {
                 Common::of(&first.as_bytes()[..common_len(first.as_bytes(), last.as_bytes())])
             }
@@ -396,7 +415,7 @@ impl Inner {
         let skip = common.skip;
         Inner {
             common,
-            heads: keys.iter().map(|k| head_of(k.as_bytes(), skip)).collect(),
+            heads: keys.iter().map(|k| if collated { 0 } else { head_of(k.as_bytes(), skip) }).collect(),
             keys: keys.into_boxed_slice(),
             children: children.iter().map(|&c| AtomicRaw::new(c)).collect(),
         }
@@ -430,7 +449,7 @@ impl Inner {
             // Unequal heads decide alike for both bars; a tie loads the key.
             let above = match sought.head == head {
                 false => sought.head > head,
-                true => cmp_after_prefix(sought.bytes, &self.keys[mid].as_bytes()[self.common.skip..]) > bar,
+                true => sought.tie(&self.keys[mid].as_bytes()[self.common.skip..]) > bar,
             };
             if above {
                 lo = mid + 1;

@@ -54,7 +54,7 @@ impl Ordered {
             return;
         }
         let first = leaf.entry(0, guard).expect("a locked leaf is complete");
-        let Some(path) = self.path_to(leaf, Target::Key(Probe::new(first.key.as_bytes())), guard) else {
+        let Some(path) = self.path_to(leaf, Target::Key(self.probe(first.key.as_bytes())), guard) else {
             return;
         };
         let last = &leaf.entry(n - 1, guard).expect("a locked leaf is complete").key;
@@ -65,7 +65,7 @@ impl Ordered {
             true => Key::new(probe.bytes()),
             false => leaf.entry(keep, guard).expect("a locked leaf is complete").key.clone(),
         };
-        let right = Leaf::new();
+        let right = Leaf::new(self.collated());
         for i in keep..n {
             right.entries[i - keep].store(leaf.entries[i].load(Relaxed, guard), Relaxed);
         }
@@ -106,7 +106,7 @@ impl Ordered {
         guard: &'g Guard,
     ) {
         let Some(step) = path.pop() else {
-            self.root.store(publish(Node::Inner(Inner::new(vec![sep], &[left, right]))), Release);
+            self.root.store(publish(Node::Inner(Inner::new(vec![sep], &[left, right], self.collated()))), Release);
             return;
         };
         let mut keys = step.inner.keys.to_vec();
@@ -115,13 +115,13 @@ impl Ordered {
         children[step.child] = left;
         children.insert(step.child + 1, right);
         if children.len() <= INNER_CAP {
-            self.replace(&path, publish(Node::Inner(Inner::new(keys, &children))));
+            self.replace(&path, publish(Node::Inner(Inner::new(keys, &children, self.collated()))));
         } else {
             let right_keys = keys.split_off(keys.len() / 2 + 1);
             let up = keys.pop().expect("a full node has a middle key");
             let right_children = children.split_off(keys.len() + 1);
-            let left = publish(Node::Inner(Inner::new(keys, &children)));
-            let right = publish(Node::Inner(Inner::new(right_keys, &right_children)));
+            let left = publish(Node::Inner(Inner::new(keys, &children, self.collated())));
+            let right = publish(Node::Inner(Inner::new(right_keys, &right_children, self.collated())));
             self.grow(path, left, up, right, guard);
         }
         // SAFETY: the node was just replaced in its parent (or as the root) under the structure
@@ -140,7 +140,7 @@ impl Ordered {
         }
         let low = leaf.low(guard);
         let target = match low {
-            Some(low) => Target::Key(Probe::new(low.as_bytes())),
+            Some(low) => Target::Key(self.probe(low.as_bytes())),
             None => Target::First,
         };
         let Some(path) = self.path_to(leaf, target, guard) else { return };
@@ -183,7 +183,7 @@ impl Ordered {
         let mut children = step.inner.child_ptrs(guard);
         keys.remove(step.child.saturating_sub(1));
         children.remove(step.child);
-        self.replace(&path[..keep], publish(Node::Inner(Inner::new(keys, &children))));
+        self.replace(&path[..keep], publish(Node::Inner(Inner::new(keys, &children, self.collated()))));
         // SAFETY: the replaced ancestor, the branch below it and the leaf are unlinked (the
         // neighbour's link now skips the leaf), and the fence was swapped out of its leaf; each
         // is released once, under the structure mutex.
@@ -200,7 +200,7 @@ impl Ordered {
 
     /// The leaf whose range ends at `low` (under the structure mutex: the tree is consistent).
     fn leaf_before<'g>(&self, low: &Key, guard: &'g Guard) -> &'g Leaf {
-        let probe = Probe::new(low.as_bytes());
+        let probe = self.probe(low.as_bytes());
         let mut leaf = self.descend(Target::Before(probe), guard);
         while let Some(high) = leaf.high(guard) {
             if probe.cmp_prefixed(high.prefix(), high).is_le() {
