@@ -28,3 +28,5 @@ pub(crate) mod tests;
 mod verify_tests;
 #[cfg(test)]
 mod compress_tests;
+#[cfg(test)]
+mod collate_tests;

@@ -215,13 +215,13 @@ mod tests {
 
     #[test]
     fn ranges_with_and_without_their_ends() {
-        let b = Bounds { lower: bound("c", true), upper: bound("g", false) };
+        let b = Bounds { lower: bound("c", true), upper: bound("g", false), ..Bounds::default() };
         assert!(!b.contains(b"b") && b.contains(b"c") && b.contains(b"f") && !b.contains(b"g"));
         assert_eq!(b.start(Seek::Gt), Some((&b"c"[..], Seek::Ge)));
         assert_eq!(b.start(Seek::Lt), Some((&b"g"[..], Seek::Lt)));
-        assert!(Bounds { lower: bound("c", true), upper: bound("b", true) }.overlapping());
-        assert!(Bounds { lower: bound("c", false), upper: bound("c", true) }.overlapping());
-        assert!(!Bounds { lower: bound("c", true), upper: bound("c", true) }.overlapping());
+        assert!(Bounds { lower: bound("c", true), upper: bound("b", true), ..Bounds::default() }.overlapping());
+        assert!(Bounds { lower: bound("c", false), upper: bound("c", true), ..Bounds::default() }.overlapping());
+        assert!(!Bounds { lower: bound("c", true), upper: bound("c", true), ..Bounds::default() }.overlapping());
         assert!(Bounds::default().contains(b"anything"));
     }
 
