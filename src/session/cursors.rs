@@ -403,19 +403,21 @@ fn found_quickly(cursor: &mut Cursor, positioned: &mut usize, epoch: u64, view: 
     true
 }
 
-/// Runs `op` on cursor `c`; on a collated table, fails it with the error a comparison of its
-/// collator met meanwhile (`store::collate`: the structures compare without an error path).
+/// `out`, or on a collated table the error a comparison of its collator met meanwhile
+/// (`store::collate`: the structures compare without an error path).
 #[inline(always)]
-fn collation_checked<T>(c: &mut Cursor, op: impl FnOnce(&mut Cursor) -> Result<T>) -> Result<T> {
-    if c.table().collator().is_none() {
-        return op(c);
+fn collation_checked<T>(c: &Cursor, out: Result<T>) -> Result<T> {
+    if c.table().collator().is_some() {
+        collation_failure()?;
     }
-    collate::take_failure();
-    let out = op(c);
-    match collate::take_failure() {
-        Some(e) => Err(e),
-        None => out,
-    }
+    out
+}
+
+/// The failure a comparison of this thread met, as an error.
+#[cold]
+#[inline(never)]
+fn collation_failure() -> Result<()> {
+    collate::Collator::check()
 }
 
 /// Whether slab entry `id` is a parked cursor opened with `uri`.
@@ -549,13 +551,14 @@ impl Session {
         let view = self.txn.read_view();
         let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
-            let out = collation_checked(c, |c| op(c, epoch, view, txn));
+            let out = op(c, epoch, view, txn);
             // A prepare conflict leaves the cursor where it was (a step tries again from there).
             if out.as_ref().is_err_and(|e| e.kind() != Kind::PrepareConflict) {
                 c.fail(epoch);
             }
             out
         });
+        let out = collation_checked(self.cursors.get(id), out);
         if let Err(e) = &out {
             self.read_failed(e.kind());
         }
@@ -599,7 +602,7 @@ impl Session {
         let epoch = self.copy_epoch;
         let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
-            let out = collation_checked(c, |c| op(c, epoch, txn));
+            let out = op(c, epoch, txn);
             if let Err(e) = &out {
                 // A missing key or value (EINVAL) is refused before the write starts and leaves
                 // the cursor as it was, position included (difftest seed 3).
@@ -609,6 +612,7 @@ impl Session {
             }
             out
         });
+        let out = collation_checked(self.cursors.get(id), out);
         let failed = matches!(&out, Err(e) if e.kind() != Kind::NotFound);
         let counted = &what.counted;
         let calls = [(counted.calls, 1), (counted.errors, i64::from(failed))];

@@ -213,6 +213,9 @@ impl Index {
     /// instead), which lets the compiler inline that look-up here (inlined into each caller, the
     /// look-up would have several call sites and stay out of line: ~20 more instructions). The
     /// visibility check stays in the caller, which has the view at hand.
+    ///
+    /// A collated index's keys are in the ordered index alone: a miss in the (empty) hash index
+    /// searches it (the test of the flag is on the miss path only).
     #[inline(never)]
     pub fn head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
         let slot = match ShortKey::new(key) {
