@@ -79,7 +79,7 @@ impl Ordered {
 
     /// An empty index ordered by `collate` (`None`: bytewise).
     pub fn ordered_by(collate: Option<Arc<Collator>>) -> Self {
-        let root = publish(Node::Leaf(Leaf::new(collate.is_some())));
+        let root = publish(Node::Leaf(Leaf::new()));
         Ordered { root: AtomicRaw::new(root), last: AtomicRaw::new(root), smo: Mutex::new(()), collate }
     }
 

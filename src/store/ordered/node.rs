@@ -63,8 +63,6 @@ pub(super) enum Target<'a> {
 pub(super) struct Sought<'a> {
     bytes: &'a [u8],
     head: u64,
-    /// A collated tree's collator: every head is 0 there, so every comparison is its call.
-    collate: Option<&'a Collator>,
 }
 
 /// The bytes a node's keys share: how many, and the first 8 of them as an integer (zero
@@ -94,7 +92,7 @@ impl<'a> Sought<'a> {
     ) -> Option<Result<Self, Ordering>> {
         let probed = probe.bytes();
         if common.skip == 0 {
-            return Some(Ok(Sought { bytes: probed, head: probe.prefix(), collate: probe.collator() }));
+            return Some(Ok(Sought { bytes: probed, head: probe.prefix() }));
         }
         // The first (up to) 8 shared bytes in one comparison: a probe shorter than them compares
         // its zero padding, which can only tie where it is a prefix of them (then it is below).
@@ -115,25 +113,15 @@ impl<'a> Sought<'a> {
             return Some(Err(Ordering::Less));
         }
         let rest = &probed[common.skip..];
-        Some(Ok(Sought { bytes: rest, head: prefix_of(rest), collate: None }))
+        Some(Ok(Sought { bytes: rest, head: prefix_of(rest) }))
     }
 
     /// Orders the probe against a key of the node with head `head` (`key` loads the key).
     #[inline(always)]
     fn cmp<'k>(&self, head: u64, skip: usize, key: impl FnOnce() -> Option<&'k Key>) -> Option<Ordering> {
         match self.head.cmp(&head) {
-            Ordering::Equal => Some(self.tie(key()?.as_bytes().get(skip..)?)),
+            Ordering::Equal => Some(cmp_after_prefix(self.bytes, key()?.as_bytes().get(skip..)?)),
             unequal => Some(unequal),
-        }
-    }
-
-    /// Orders the probe against `rest`, a key of the node past its shared bytes, whose head
-    /// ties with the probe's.
-    #[inline(always)]
-    fn tie(&self, rest: &[u8]) -> Ordering {
-        match self.collate {
-            None => cmp_after_prefix(self.bytes, rest),
-            Some(c) => c.order(self.bytes, rest),
         }
     }
 }
@@ -180,13 +168,12 @@ pub(super) unsafe fn release<T: 'static>(raw: RawPtr<'_, T>) {
 /// search compares heads in the leaf and loads an entry only on a tie), the next leaf, and
 /// the fence keys of its range `[low, high)` (null: unbounded). Every key in the range shares
 /// the fences' common prefix (`skip` bytes, 0 without both fences): heads start after it.
-/// In a collated tree (`collated`) keys share nothing and every head is 0.
+/// A collated tree keeps them too but never reads them: its comparisons are the collator's.
 ///
 /// Every field is an atomic, so readers may read a leaf while its writer changes it; the latch
 /// tells them whether what they read is consistent.
 pub(super) struct Leaf {
     pub(super) latch: Latch,
-    collated: bool,
     pub(super) count: AtomicUsize,
     pub(super) skip: AtomicUsize,
     /// The first 8 of the `skip` shared bytes ([`Common::head`]).
@@ -199,10 +186,9 @@ pub(super) struct Leaf {
 }
 
 impl Leaf {
-    pub(super) fn new(collated: bool) -> Self {
+    pub(super) fn new() -> Self {
         Leaf {
             latch: Latch::new(),
-            collated,
             count: AtomicUsize::new(0),
             skip: AtomicUsize::new(0),
             common_head: AtomicU64::new(0),
@@ -245,6 +231,9 @@ impl Leaf {
     /// Orders `probe` against entry `i`.
     #[inline]
     pub(super) fn cmp_entry(&self, probe: &Probe<'_>, i: usize, guard: &Guard) -> Option<Ordering> {
+        if let Some(c) = probe.collator() {
+            return Some(c.order(probe.bytes(), self.entry(i, guard)?.key.as_bytes()));
+        }
         match self.sought(probe, guard)? {
             (Ok(sought), skip) => self.cmp_at(&sought, skip, i, guard),
             (Err(order), _) => Some(order),
@@ -254,15 +243,13 @@ impl Leaf {
     /// Stores entry `i`'s head (the caller holds the latch).
     #[inline]
     pub(super) fn set_head(&self, i: usize, key: &[u8]) {
-        let head = if self.collated { 0 } else { head_of(key, self.skip.load(Relaxed)) };
-        self.heads[i].store(head, Relaxed);
+        self.heads[i].store(head_of(key, self.skip.load(Relaxed)), Relaxed);
     }
 
     /// Takes the common prefix of the fences as the leaf's `skip` and recomputes the heads of
     /// its entries (the caller holds the latch; the fences just changed).
     pub(super) fn refit(&self, guard: &Guard) {
         let common = match (self.low(guard), self.high(guard)) {
-            _ if self.collated => return,
             (Some(low), Some(high)) => Common::of(&low.as_bytes()[..common_len(low.as_bytes(), high.as_bytes())]),
             _ => Common::default(),
         };
@@ -282,6 +269,9 @@ impl Leaf {
         if n == 0 {
             return Some((0, false));
         }
+        if let Some(c) = probe.collator() {
+            return self.lower_bound_collated(c, probe.bytes(), n, guard);
+        }
         let (sought, skip) = match self.sought(probe, guard)? {
             (Ok(sought), skip) => (sought, skip),
             (Err(Ordering::Less), _) => return Some((0, false)),
@@ -297,6 +287,21 @@ impl Leaf {
         while lo < hi {
             let mid = (lo + hi) / 2;
             match self.cmp_at(&sought, skip, mid, guard)? {
+                Ordering::Greater => lo = mid + 1,
+                Ordering::Equal => return Some((mid, true)),
+                Ordering::Less => hi = mid,
+            }
+        }
+        Some((lo, false))
+    }
+
+    /// [`lower_bound`](Self::lower_bound) in a collated tree: a call per comparison.
+    #[inline(never)]
+    fn lower_bound_collated(&self, c: &Collator, probe: &[u8], n: usize, guard: &Guard) -> Option<(usize, bool)> {
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match c.order(probe, self.entry(mid, guard)?.key.as_bytes()) {
                 Ordering::Greater => lo = mid + 1,
                 Ordering::Equal => return Some((mid, true)),
                 Ordering::Less => hi = mid,
@@ -403,10 +408,9 @@ pub(super) struct Inner {
 
 impl Inner {
     /// A node of `keys` and `children` (one more child than keys).
-    pub(super) fn new(keys: Vec<Key>, children: &[RawPtr<'_, Node>], collated: bool) -> Self {
+    pub(super) fn new(keys: Vec<Key>, children: &[RawPtr<'_, Node>]) -> Self {
         debug_assert_eq!(keys.len() + 1, children.len());
         let common = match (keys.first(), keys.last()) {
-            _ if collated => Common::default(),
             (Some(first), Some(last)) if keys.len() > 1 => {
                 Common::of(&first.as_bytes()[..common_len(first.as_bytes(), last.as_bytes())])
             }
@@ -415,7 +419,7 @@ impl Inner {
         let skip = common.skip;
         Inner {
             common,
-            heads: keys.iter().map(|k| if collated { 0 } else { head_of(k.as_bytes(), skip) }).collect(),
+            heads: keys.iter().map(|k| head_of(k.as_bytes(), skip)).collect(),
             keys: keys.into_boxed_slice(),
             children: children.iter().map(|&c| AtomicRaw::new(c)).collect(),
         }
@@ -437,6 +441,9 @@ impl Inner {
     /// probe`; `Equal`: `s < probe`).
     #[inline]
     fn count_below(&self, probe: &Probe<'_>, bar: Ordering) -> usize {
+        if let Some(c) = probe.collator() {
+            return self.count_below_collated(c, probe.bytes(), bar);
+        }
         let sought = match Sought::new(probe, self.common, || Some(self.keys[0].as_bytes())) {
             Some(Ok(sought)) => sought,
             Some(Err(Ordering::Less)) => return 0,
@@ -449,7 +456,7 @@ impl Inner {
             // Unequal heads decide alike for both bars; a tie loads the key.
             let above = match sought.head == head {
                 false => sought.head > head,
-                true => sought.tie(&self.keys[mid].as_bytes()[self.common.skip..]) > bar,
+                true => cmp_after_prefix(sought.bytes, &self.keys[mid].as_bytes()[self.common.skip..]) > bar,
             };
             if above {
                 lo = mid + 1;
@@ -458,6 +465,12 @@ impl Inner {
             }
         }
         lo
+    }
+
+    /// [`count_below`](Self::count_below) in a collated tree: a call per comparison.
+    #[inline(never)]
+    fn count_below_collated(&self, c: &Collator, probe: &[u8], bar: Ordering) -> usize {
+        self.keys.partition_point(|k| c.order(probe, k.as_bytes()) > bar)
     }
 
     /// The child at `i`.

@@ -65,7 +65,7 @@ impl Ordered {
             true => Key::new(probe.bytes()),
             false => leaf.entry(keep, guard).expect("a locked leaf is complete").key.clone(),
         };
-        let right = Leaf::new(self.collated());
+        let right = Leaf::new();
         for i in keep..n {
             right.entries[i - keep].store(leaf.entries[i].load(Relaxed, guard), Relaxed);
         }
@@ -106,7 +106,7 @@ impl Ordered {
         guard: &'g Guard,
     ) {
         let Some(step) = path.pop() else {
-            self.root.store(publish(Node::Inner(Inner::new(vec![sep], &[left, right], self.collated()))), Release);
+            self.root.store(publish(Node::Inner(Inner::new(vec![sep], &[left, right]))), Release);
             return;
         };
         let mut keys = step.inner.keys.to_vec();
@@ -115,13 +115,13 @@ impl Ordered {
         children[step.child] = left;
         children.insert(step.child + 1, right);
         if children.len() <= INNER_CAP {
-            self.replace(&path, publish(Node::Inner(Inner::new(keys, &children, self.collated()))));
+            self.replace(&path, publish(Node::Inner(Inner::new(keys, &children))));
         } else {
             let right_keys = keys.split_off(keys.len() / 2 + 1);
             let up = keys.pop().expect("a full node has a middle key");
             let right_children = children.split_off(keys.len() + 1);
-            let left = publish(Node::Inner(Inner::new(keys, &children, self.collated())));
-            let right = publish(Node::Inner(Inner::new(right_keys, &right_children, self.collated())));
+            let left = publish(Node::Inner(Inner::new(keys, &children)));
+            let right = publish(Node::Inner(Inner::new(right_keys, &right_children)));
             self.grow(path, left, up, right, guard);
         }
         // SAFETY: the node was just replaced in its parent (or as the root) under the structure
@@ -183,7 +183,7 @@ impl Ordered {
         let mut children = step.inner.child_ptrs(guard);
         keys.remove(step.child.saturating_sub(1));
         children.remove(step.child);
-        self.replace(&path[..keep], publish(Node::Inner(Inner::new(keys, &children, self.collated()))));
+        self.replace(&path[..keep], publish(Node::Inner(Inner::new(keys, &children))));
         // SAFETY: the replaced ancestor, the branch below it and the leaf are unlinked (the
         // neighbour's link now skips the leaf), and the fence was swapped out of its leaf; each
         // is released once, under the structure mutex.
