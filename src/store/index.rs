@@ -233,7 +233,7 @@ impl Index {
     #[cold]
     #[inline(never)]
     fn collated_head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
-        let found = self.tree.get(&self.tree.probe(key), guard);
+        let found = self.tree.get(&Probe::new(key), guard);
         if super::collate::failed() {
             // What a failed comparison found is no answer: the caller's operation reports it.
             return None;
@@ -254,7 +254,7 @@ impl Index {
 
     /// The slot of `key`, if the index holds one (pending, live, removed or retiring).
     pub fn slot<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Shared<Slot>> {
-        self.find_slot(&self.tree.probe(key), guard)
+        self.find_slot(&Probe::new(key), guard)
     }
 
     /// The slot of the probed key in the hash index (short or long keys).
@@ -325,7 +325,7 @@ impl Index {
         view: ReadView,
         guard: &'g Guard,
     ) -> Option<(&'g [u8], &'g [u8])> {
-        first_live(self.steps(Some(&self.tree.probe(key)), dir, guard), view, guard)
+        first_live(self.steps(Some(&Probe::new(key)), dir, guard), view, guard)
     }
 
     /// The entries from the first `dir` finds from `probe` (from either end for `None`) on, in
@@ -394,7 +394,7 @@ impl Index {
             }
             Some((e.key.as_bytes(), data.bytes()))
         };
-        let probe = key.map(|k| self.tree.probe(k));
+        let probe = key.map(Probe::new);
         self.steps(probe.as_ref(), dir, guard).find_map(decided)
     }
 
@@ -418,7 +418,7 @@ impl Index {
     ) -> Option<Vec<u8>> {
         let guard = Guard::new();
         let view = ReadView { ignore_prepare: true, ..view };
-        let start = from.map(|k| self.tree.probe(k));
+        let start = from.map(Probe::new);
         for (n, Entry { key: k, slot }) in self.steps(start.as_ref(), Seek::Ge, &guard).enumerate() {
             if n == limit || out.bytes.len() >= byte_limit {
                 return Some(k.as_bytes().to_vec());
@@ -451,10 +451,10 @@ impl Index {
         let guard = Guard::new();
         let mut doomed: Vec<&Entry> = Vec::with_capacity(BATCH);
         let mut kept = 0;
-        let start = from.map(|k| self.tree.probe(k));
-        let end = to.map(|k| self.tree.probe(k));
+        let start = from.map(Probe::new);
+        let end = to.map(Probe::new);
         for entry in self.steps(start.as_ref(), Seek::Ge, &guard) {
-            if end.as_ref().is_some_and(|end| end.cmp_prefixed(entry.key.prefix(), &entry.key).is_le()) {
+            if end.as_ref().is_some_and(|end| self.tree.cmp(end, &entry.key).is_le()) {
                 break;
             }
             if self.retire_merged(entry, upto, pinned, &guard) {
@@ -608,7 +608,7 @@ impl Index {
         likely_new: bool,
         below: &mut dyn FnMut() -> Option<bool>,
     ) -> Result<Written<'g>, Refused> {
-        let probe = self.tree.probe(key);
+        let probe = Probe::new(key);
         let immediate = ctx.txn == TXN_COMMITTED;
         // The version to install: allocated when first needed, then carried across retries.
         let mut data = Some(data);
@@ -759,7 +759,7 @@ impl Index {
         {
             return false;
         }
-        let probe = self.tree.probe(key);
+        let probe = Probe::new(key);
         self.unlink_ptr(&probe, slot as *const Slot);
         true
     }

@@ -212,39 +212,92 @@ impl From<&[u8]> for Key {
 ///
 /// Built once per operation ([`Probe::new`] does not allocate); every comparison in the tree
 /// descent then starts with one integer comparison against the stored [`Key`] prefix.
+///
+/// `O` is the tree's order: [`Bytes`] (a type of no size: the bytewise comparisons are
+/// compiled as if it were not there), or a table's collator (`&Collator`), whose comparisons
+/// are calls to it.
 #[derive(Clone, Copy)]
-pub struct Probe<'a> {
+pub struct Probe<'a, O: KeyOrder = Bytes> {
     prefix: u64,
     bytes: &'a [u8],
-    /// The table's collator, if it has one: every comparison is then its call (and `prefix`
-    /// is 0, the head every entry of a collated tree has).
-    collate: Option<&'a Collator>,
+    order: O,
+}
+
+/// How a tree orders its keys, as a type: the ordered index is generic over it, so that the
+/// bytewise code is the same as without collators and the collated code a copy of it.
+pub trait KeyOrder: Copy {
+    /// Whether a collator decides (known at compile time: the bytewise copies drop the tests).
+    const COLLATED: bool;
+    /// Orders the bytes of two keys.
+    fn cmp_bytes(self, a: &[u8], b: &[u8]) -> Ordering;
+    /// Whether `a` orders before `b`.
+    fn lt(self, a: &Key, b: &Key) -> bool;
+    /// `probe` in this order.
+    fn of<'a>(self, probe: &Probe<'a>) -> Probe<'a, Self> {
+        Probe { prefix: probe.prefix, bytes: probe.bytes, order: self }
+    }
+}
+
+/// Bytewise order (`memcmp` of the packed keys, a proper prefix first).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bytes;
+
+impl KeyOrder for Bytes {
+    const COLLATED: bool = false;
+
+    #[inline(always)]
+    fn cmp_bytes(self, a: &[u8], b: &[u8]) -> Ordering {
+        a.cmp(b)
+    }
+
+    #[inline(always)]
+    fn lt(self, a: &Key, b: &Key) -> bool {
+        a < b
+    }
+}
+
+impl KeyOrder for &Collator {
+    const COLLATED: bool = true;
+
+    #[inline(always)]
+    fn cmp_bytes(self, a: &[u8], b: &[u8]) -> Ordering {
+        self.order(a, b)
+    }
+
+    #[inline(always)]
+    fn lt(self, a: &Key, b: &Key) -> bool {
+        self.order(a.as_bytes(), b.as_bytes()).is_lt()
+    }
 }
 
 impl<'a> Probe<'a> {
     /// Prepares `bytes` for look-ups.
     #[inline(always)]
     pub fn new(bytes: &'a [u8]) -> Self {
-        Probe {
-            prefix: prefix_of(bytes),
-            bytes,
-            collate: None,
-        }
+        Probe::with_order(bytes, Bytes)
     }
 
-    /// Prepares `bytes` for look-ups in a tree ordered as `order` says.
+    /// The probed key as a [`ShortKey`], if it has at most [`SHORT_KEY_LEN`] bytes.
     #[inline(always)]
-    pub fn ordered(bytes: &'a [u8], order: Option<&'a Collator>) -> Self {
-        match order {
-            None => Probe::new(bytes),
-            Some(c) => Probe { prefix: 0, bytes, collate: Some(c) },
-        }
+    pub(crate) fn short(&self) -> Option<ShortKey> {
+        (self.bytes.len() <= SHORT_KEY_LEN).then_some(ShortKey {
+            prefix: self.prefix,
+            len: self.bytes.len() as u64,
+        })
+    }
+}
+
+impl<'a, O: KeyOrder> Probe<'a, O> {
+    /// Prepares `bytes` for look-ups in a tree of order `order`.
+    #[inline(always)]
+    pub(crate) fn with_order(bytes: &'a [u8], order: O) -> Self {
+        Probe { prefix: prefix_of(bytes), bytes, order }
     }
 
-    /// The collator the probe compares with (`None`: bytewise).
+    /// The tree's order.
     #[inline(always)]
-    pub(crate) fn collator(&self) -> Option<&'a Collator> {
-        self.collate
+    pub(crate) fn order(&self) -> O {
+        self.order
     }
 
     /// The probed bytes.
@@ -263,8 +316,8 @@ impl<'a> Probe<'a> {
     /// its keys' prefixes beside them): the prefixes decide, else the bytes after them.
     #[inline(always)]
     pub(crate) fn cmp_prefixed(&self, prefix: u64, key: &Key) -> Ordering {
-        if let Some(c) = self.collate {
-            return c.order(self.bytes, key.as_bytes());
+        if O::COLLATED {
+            return self.order.cmp_bytes(self.bytes, key.as_bytes());
         }
         match self.prefix.cmp(&prefix) {
             Ordering::Equal => cmp_after_prefix(self.bytes, key.as_bytes()),
@@ -272,17 +325,9 @@ impl<'a> Probe<'a> {
         }
     }
 
-    /// The probed key as a [`ShortKey`], if it has at most [`SHORT_KEY_LEN`] bytes.
-    #[inline(always)]
-    pub(crate) fn short(&self) -> Option<ShortKey> {
-        (self.bytes.len() <= SHORT_KEY_LEN).then_some(ShortKey {
-            prefix: self.prefix,
-            len: self.bytes.len() as u64,
-        })
-    }
 }
 
-impl fmt::Debug for Probe<'_> {
+impl<O: KeyOrder> fmt::Debug for Probe<'_, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Probe({:02x?})", self.bytes)
     }
