@@ -304,12 +304,12 @@ impl Cursor {
         }
         // A search that misses leaves its key readable even when the cursor was positioned on
         // it: the search made the key the application's (difftest seed 93).
-        if self.table.tree().is_none() {
+        if self.table.tree().is_none() && self.table.collator().is_none() {
             self.key.mark_app();
             return Err(Error::quiet(Kind::NotFound));
         }
         // The index did not have it as a value: the layers decide (a removal in the index, or
-        // the tree).
+        // the tree; a collated index's look-up).
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let Some(value) = table.layers().read(parts.key.raw(), view, &guard)? else {
@@ -336,7 +336,8 @@ impl Cursor {
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let key = parts.key.raw();
-        let data = table.index().head(key, &guard).and_then(|v| v.data_in(view, &guard));
+        // The hash index's answer: a collated table misses here and takes the slow path.
+        let data = table.index().hashed_head(key, &guard).and_then(|v| v.data_in(view, &guard));
         let Some(data) = data else { return Lookup::Missed };
         if data.is_tombstone() {
             return if is_prepared(data) { Lookup::Prepared } else { Lookup::Missed };

@@ -214,18 +214,25 @@ impl Index {
     /// look-up would have several call sites and stay out of line: ~20 more instructions). The
     /// visibility check stays in the caller, which has the view at hand.
     ///
-    /// A collated index's keys are in the ordered index alone: a miss in the (empty) hash index
-    /// searches it (the test of the flag is on the miss path only).
+    /// This is the hash index's answer alone, which a collated index does not use (keys equal
+    /// under its collator may differ in bytes): its `None` is final only for an index without
+    /// a collator. [`Index::head`] answers for every index.
     #[inline(never)]
-    pub fn head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
+    pub fn hashed_head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
         let slot = match ShortKey::new(key) {
             Some(short) => self.short.peek(&short, guard),
             None => self.long_peek(&Probe::new(key), guard),
-        };
-        match slot {
-            Some(slot) => slot.head.load(Acquire, guard).as_ref(),
+        }?;
+        slot.head.load(Acquire, guard).as_ref()
+    }
+
+    /// The newest version of `key`, as [`Index::hashed_head`], through the ordered index in a
+    /// collated index.
+    #[inline]
+    pub fn head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
+        match self.hashed_head(key, guard) {
             None if self.collated => self.collated_head(key, guard),
-            None => None,
+            found => found,
         }
     }
 
