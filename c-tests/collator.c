@@ -11,7 +11,9 @@
  * - reopened with the collator registered again: the same order; without it, open_cursor is
  *   EINVAL "unknown collator 'reverse'" until it is registered;
  * - a compare method returning an error fails the operation with that code;
- * - an unregistered name at create is EINVAL "unknown collator 'NAME'".
+ * - an unregistered name at create is EINVAL "unknown collator 'NAME'";
+ * - customize: a collator customized for a table (by its app_metadata) orders that table, and
+ *   its terminate runs once when the connection closes.
  *
  * Runs against the reference too (UL_REFERENCE=1).
  */
@@ -74,6 +76,44 @@ count_terminate(WT_COLLATOR *collator, WT_SESSION *session)
 static WT_COLLATOR reverse = {reverse_compare, NULL, count_terminate};
 static WT_COLLATOR nocase = {nocase_compare, NULL, NULL};
 
+static int n_custom_terminate, n_customize;
+
+static int
+custom_terminate(WT_COLLATOR *collator, WT_SESSION *session)
+{
+    (void)collator;
+    (void)session;
+    n_custom_terminate++;
+    return (0);
+}
+
+static WT_COLLATOR customized = {reverse_compare, NULL, custom_terminate};
+
+static int
+plain_compare(WT_COLLATOR *collator, WT_SESSION *session, const WT_ITEM *a, const WT_ITEM *b, int *cmp)
+{
+    (void)collator;
+    (void)session;
+    *cmp = bytes_cmp(a, b, 0);
+    return (0);
+}
+
+/* Customized for objects whose app_metadata is "reverse": the reverse order. */
+static int
+custom_customize(WT_COLLATOR *collator, WT_SESSION *session, const char *uri, WT_CONFIG_ITEM *appcfg,
+  WT_COLLATOR **customp)
+{
+    (void)collator;
+    (void)session;
+    (void)uri;
+    n_customize++;
+    if (appcfg->len == strlen("reverse") && strncmp(appcfg->str, "reverse", appcfg->len) == 0)
+        *customp = &customized;
+    return (0);
+}
+
+static WT_COLLATOR custom = {plain_compare, custom_customize, NULL};
+
 static void
 register_all(WT_CONNECTION *conn)
 {
@@ -92,22 +132,30 @@ put(WT_SESSION *s, const char *uri, const char *key, const char *value)
     OK(c->close(c));
 }
 
-/* The keys of `uri` walked with next (or prev), joined with spaces. */
+/* The keys cursor `c` steps to with next (or prev) until the end, joined with spaces. */
 static void
-walk(WT_SESSION *s, const char *uri, int forward, char *out, size_t len)
+collect(WT_CURSOR *c, int forward, char *out, size_t len)
 {
-    WT_CURSOR *c;
     const char *k;
     int ret;
     size_t at = 0;
 
     out[0] = '\0';
-    OK(s->open_cursor(s, uri, NULL, NULL, &c));
     while ((ret = forward ? c->next(c) : c->prev(c)) == 0) {
         OK(c->get_key(c, &k));
         at += (size_t)snprintf(out + at, len - at, "%s%s", at == 0 ? "" : " ", k);
     }
     CHECK_RC(ret, WT_NOTFOUND);
+}
+
+/* The keys of `uri` walked with next (or prev), joined with spaces. */
+static void
+walk(WT_SESSION *s, const char *uri, int forward, char *out, size_t len)
+{
+    WT_CURSOR *c;
+
+    OK(s->open_cursor(s, uri, NULL, NULL, &c));
+    collect(c, forward, out, len);
     OK(c->close(c));
 }
 
@@ -162,17 +210,8 @@ reverse_table(WT_SESSION *s)
     OK(c->bound(c, "action=set,bound=lower"));
     c->set_key(c, "k2");
     OK(c->bound(c, "action=set,bound=upper"));
-    {
-        size_t at = 0;
-        int ret;
-        got[0] = '\0';
-        while ((ret = c->next(c)) == 0) {
-            OK(c->get_key(c, &k));
-            at += (size_t)snprintf(got + at, sizeof(got) - at, "%s%s", at == 0 ? "" : " ", k);
-        }
-        CHECK_RC(ret, WT_NOTFOUND);
-        CHECK_STR(got, "k4 k3 k2");
-    }
+    collect(c, 1, got, sizeof(got));
+    CHECK_STR(got, "k4 k3 k2");
     OK(c->close(c));
     /* The other order is overlapping bounds. */
     OK(s->open_cursor(s, "table:rev", NULL, NULL, &c));
@@ -202,7 +241,7 @@ static void
 nocase_table(WT_SESSION *s)
 {
     WT_CURSOR *c;
-    const char *k, *v;
+    const char *v;
     char got[512];
 
     OK(s->create(s, "table:nc", "key_format=S,value_format=S,collator=nocase"));
@@ -224,7 +263,6 @@ nocase_table(WT_SESSION *s)
     OK(c->close(c));
     walk(s, "table:nc", 1, got, sizeof(got));
     CHECK_STR(got, "Apple cherry");
-    (void)k;
 
     /* An index ordered by a collator. */
     OK(s->create(s, "table:people", "key_format=S,value_format=S,columns=(id,name)"));
@@ -233,18 +271,29 @@ nocase_table(WT_SESSION *s)
     put(s, "table:people", "2", "Carol");
     put(s, "table:people", "3", "alice");
     OK(s->open_cursor(s, "index:people:name", NULL, NULL, &c));
-    {
-        size_t at = 0;
-        int ret;
-        got[0] = '\0';
-        while ((ret = c->next(c)) == 0) {
-            OK(c->get_key(c, &k));
-            at += (size_t)snprintf(got + at, sizeof(got) - at, "%s%s", at == 0 ? "" : " ", k);
-        }
-        CHECK_RC(ret, WT_NOTFOUND);
-    }
+    collect(c, 1, got, sizeof(got));
     CHECK_STR(got, "alice bob Carol");
     OK(c->close(c));
+
+    /* A join condition compares in the index's order: names at or after "bob" ignoring case. */
+    {
+        WT_CURSOR *join, *idx;
+        const char *id;
+        OK(s->open_cursor(s, "join:table:people", NULL, NULL, &join));
+        OK(s->open_cursor(s, "index:people:name", NULL, NULL, &idx));
+        idx->set_key(idx, "bob");
+        OK(idx->search(idx));
+        OK(s->join(s, join, idx, "compare=ge"));
+        got[0] = '\0';
+        while (join->next(join) == 0) {
+            OK(join->get_key(join, &id));
+            strncat(got, id, sizeof(got) - strlen(got) - 1);
+        }
+        CHECK_STR(got, "12");
+        /* The join first: the reference refuses to close a cursor a join still uses. */
+        OK(join->close(join));
+        OK(idx->close(idx));
+    }
 }
 
 static void
@@ -361,6 +410,31 @@ on_disk(void)
 }
 
 static void
+customizing(void)
+{
+    WT_CONNECTION *conn;
+    WT_SESSION *s;
+    char got[512];
+
+    ul_open(&rec, "create,in_memory=true", &conn, &s);
+    OK(conn->add_collator(conn, "custom", &custom, NULL));
+    n_customize = n_custom_terminate = 0;
+    OK(s->create(s, "table:cr", "key_format=S,value_format=S,collator=custom,app_metadata=reverse"));
+    OK(s->create(s, "table:cf", "key_format=S,value_format=S,collator=custom"));
+    put(s, "table:cr", "a", "1");
+    put(s, "table:cr", "b", "2");
+    put(s, "table:cf", "a", "1");
+    put(s, "table:cf", "b", "2");
+    walk(s, "table:cr", 1, got, sizeof(got));
+    CHECK_STR(got, "b a");
+    walk(s, "table:cf", 1, got, sizeof(got));
+    CHECK_STR(got, "a b");
+    CHECK(n_customize >= 2);
+    OK(conn->close(conn, NULL));
+    CHECK(n_custom_terminate == 1);
+}
+
+static void
 in_memory(void)
 {
     WT_CONNECTION *conn;
@@ -381,6 +455,7 @@ main(void)
 {
     ul_recorder_init(&rec);
     in_memory();
+    customizing();
     on_disk();
     return ul_done("collator");
 }

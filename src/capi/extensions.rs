@@ -16,25 +16,58 @@ use crate::error::{Error, Kind, Result};
 use crate::store::Collate;
 
 use super::handles::{c_str, ConnectionHandle};
+use super::config_parser::WT_CONFIG_ITEM;
 use super::types::{WT_COLLATOR, WT_COMPRESSOR, WT_CONNECTION, WT_ITEM, WT_SESSION};
 
 type Terminate<T> = unsafe extern "C" fn(*mut T, *mut WT_SESSION) -> c_int;
 
 type CompareFn = unsafe extern "C" fn(*mut WT_COLLATOR, *mut WT_SESSION, *const WT_ITEM, *const WT_ITEM, *mut c_int) -> c_int;
 
+type CustomizeFn = unsafe extern "C" fn(
+    *mut WT_COLLATOR,
+    *mut WT_SESSION,
+    *const c_char,
+    *mut WT_CONFIG_ITEM,
+    *mut *mut WT_COLLATOR,
+) -> c_int;
+
 /// The slots of `WT_COLLATOR` (extension_types.h).
 #[repr(C)]
 struct CollatorSlots {
     compare: Option<CompareFn>,
-    customize: *const c_void,
+    customize: Option<CustomizeFn>,
     terminate: Option<Terminate<WT_COLLATOR>>,
 }
 
 /// The application's collator as a collated table's structures call it: with a NULL session,
-/// as compressors (lookups, merges and verify compare on behalf of no particular session).
+/// as compressors (lookups, merges and verify compare on behalf of no particular session). A
+/// customized one (`owned`) is its object's: its `terminate` runs when the object lets go of
+/// it (the table dropped, the connection closed).
 struct AppCollator {
     object: *mut WT_COLLATOR,
     compare: CompareFn,
+    owned: bool,
+}
+
+impl AppCollator {
+    fn slots(&self) -> &CollatorSlots {
+        // SAFETY: a non-NULL `WT_COLLATOR` of the application (checked at registration, and
+        // customize results are checked too), whose slots `CollatorSlots` mirrors.
+        unsafe { &*self.object.cast::<CollatorSlots>() }
+    }
+}
+
+impl Drop for AppCollator {
+    fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
+        if let Some(terminate) = self.slots().terminate {
+            // SAFETY: the application's terminate method with its own customized collator,
+            // which is not used again.
+            unsafe { terminate(self.object, std::ptr::null_mut()) };
+        }
+    }
 }
 
 // SAFETY: the application's collator lives until the connection closes (its terminate runs
@@ -55,6 +88,27 @@ impl Collate for AppCollator {
             return Err(Error::quiet(Kind::from_code(rc)));
         }
         Ok(cmp.cmp(&0))
+    }
+
+    fn customize(&self, caller: usize, uri: &str, app_metadata: &str) -> Result<Option<Arc<dyn Collate>>> {
+        let Some(customize) = self.slots().customize else { return Ok(None) };
+        let mut custom: *mut WT_COLLATOR = std::ptr::null_mut();
+        let rc = super::extractor::with_object_config(uri, app_metadata, |uri_c, appcfg| {
+            // SAFETY: the application's customize method with its own collator, the session
+            // (its token is its `WT_SESSION *`), a NUL-terminated URI and an item, which outlive
+            // the call.
+            unsafe { customize(self.object, caller as *mut WT_SESSION, uri_c, appcfg, &mut custom) }
+        })?;
+        if rc != 0 {
+            return Err(Error::quiet(Kind::from_code(rc)));
+        }
+        if custom.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: the application's customized collator, its slots as `CollatorSlots`.
+        let compare = unsafe { custom.cast::<CollatorSlots>().as_ref() }.and_then(|s| s.compare);
+        let compare = compare.ok_or_else(|| Error::invalid("a customized collator has no compare method"))?;
+        Ok(Some(Arc::new(AppCollator { object: custom, compare, owned: true })))
     }
 }
 
@@ -219,7 +273,7 @@ pub unsafe fn add_collator(c: &ConnectionHandle, name: *const c_char, collator: 
     let compare = slots
         .and_then(|s| s.compare)
         .ok_or_else(|| Error::invalid(format!("collator '{name}' has no compare method")))?;
-    c.core.extensions().add_collator(name, Arc::new(AppCollator { object: collator, compare }), action)
+    c.core.extensions().add_collator(name, Arc::new(AppCollator { object: collator, compare, owned: false }), action)
 }
 
 /// `WT_CONNECTION::add_compressor`.

@@ -24,6 +24,15 @@ const MIN_GROWTH: u64 = 1 << 20;
 const DROPPED: u8 = 1;
 const MANAGED: u8 = 2;
 
+/// The URI the application created the object `name` with: `table:NAME`, or the name of a
+/// column group's or index's store (`colgroup:T:NAME`, `index:T:NAME`), which is its URI.
+fn object_uri(name: &str) -> String {
+    match name.contains(':') {
+        true => name.to_string(),
+        false => format!("table:{name}"),
+    }
+}
+
 /// What `WT_SESSION::create` decided about a new table.
 #[derive(Clone, Debug)]
 pub struct TableSpec {
@@ -136,7 +145,7 @@ impl Table {
         let key_format = Format::parse(&spec.key_format)?;
         let value_format = Format::parse(&spec.value_format)?;
         let c = |s: &str| CString::new(s).map_err(|_| Error::invalid("embedded NUL in a name or format"));
-        let collator = (!spec.collator.is_empty()).then(|| Arc::new(Collator::named(&spec.collator)));
+        let collator = (!spec.collator.is_empty()).then(|| Arc::new(Collator::named(&spec.collator, &object_uri(&spec.name), &spec.app_metadata)));
         let layered = tree.is_some();
         let tree = tree.map(|t| t.ordered_by(collator.clone()));
         Ok(Table {

@@ -316,7 +316,7 @@ impl Session {
         }
         if let Some(collator) = table.collator() {
             // Likewise a collator: the reference's `EINVAL` "unknown collator".
-            collator.resolve(|name| conn.extensions().collator(name))?;
+            collator.resolve(self.caller, |name| conn.extensions().collator(name))?;
         }
         let table_use = table.register_use();
         self.tables.insert(name.into(), (Arc::clone(&table), Arc::clone(&table_use)));

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use crate::conn::Connection;
 use crate::error::{Error, Kind, Result};
 use crate::schema::columns::{pack_values, unpack_values, Value};
+use crate::store::collate;
 
 use super::schema_cursor::SchemaCursor;
 use super::Session;
@@ -213,7 +214,8 @@ impl Session {
                 values.push(Value::Bytes(Vec::new()));
                 prefix.clear();
                 pack_values(&index.prefix_format, values.iter(), &mut prefix)?;
-                if compare.holds(prefix.as_slice().cmp(key)) {
+                // In the index's order: its collator's, if it has one.
+                if compare.holds(collate::cmp(index.table.collator().map(|c| &**c), &prefix, key)) {
                     let mut pk = Vec::new();
                     pack_values(layout.table.key_format(), pk_values.iter(), &mut pk)?;
                     if seen.as_mut().is_none_or(|seen| seen.insert(pk.clone())) {

@@ -25,6 +25,14 @@ use crate::error::{Error, Result};
 pub trait Collate: Send + Sync {
     /// Orders packed keys `a` and `b`.
     fn compare(&self, a: &[u8], b: &[u8]) -> Result<Ordering>;
+
+    /// The collator to use for object `uri` instead of this one (`WT_COLLATOR::customize`
+    /// with the object's `app_metadata`; `caller` is the session's token), or None for this
+    /// one. A customized collator belongs to the object (the C layer terminates it when the
+    /// object lets go of it).
+    fn customize(&self, _caller: usize, _uri: &str, _app_metadata: &str) -> Result<Option<Arc<dyn Collate>>> {
+        Ok(None)
+    }
 }
 
 thread_local! {
@@ -51,6 +59,9 @@ fn fail(e: Error) {
 /// A table's collator: its name, and the registered comparison once found.
 pub struct Collator {
     name: String,
+    /// The object's URI and `app_metadata`, for `customize`.
+    uri: String,
+    app_metadata: String,
     found: OnceLock<Arc<dyn Collate>>,
 }
 
@@ -61,14 +72,14 @@ impl fmt::Debug for Collator {
 }
 
 impl Collator {
-    /// Collator `name`, not found yet.
-    pub fn named(name: &str) -> Collator {
-        Collator { name: name.to_string(), found: OnceLock::new() }
+    /// Collator `name` of object `uri` (with its `app_metadata`), not found yet.
+    pub fn named(name: &str, uri: &str, app_metadata: &str) -> Collator {
+        Collator { name: name.to_string(), uri: uri.to_string(), app_metadata: app_metadata.to_string(), found: OnceLock::new() }
     }
 
     /// A collator already found (tests, and `create` after its check).
     pub fn with(name: &str, imp: Arc<dyn Collate>) -> Collator {
-        let c = Collator::named(name);
+        let c = Collator::named(name, "", "");
         let _ = c.found.set(imp);
         c
     }
@@ -78,13 +89,16 @@ impl Collator {
         &self.name
     }
 
-    /// Finds the comparison through `lookup` (the registered collator of that name) unless
-    /// found before: `EINVAL` "unknown collator" while none is registered.
-    pub fn resolve(&self, lookup: impl FnOnce(&str) -> Option<Arc<dyn Collate>>) -> Result<()> {
+    /// Finds the comparison through `lookup` (the registered collator of that name),
+    /// customized for the object when it customizes, unless found before: `EINVAL` "unknown
+    /// collator" while none is registered. `caller` is the session's token.
+    pub fn resolve(&self, caller: usize, lookup: impl FnOnce(&str) -> Option<Arc<dyn Collate>>) -> Result<()> {
         if self.found.get().is_some() {
             return Ok(());
         }
-        let imp = lookup(&self.name).ok_or_else(|| unknown(&self.name))?;
+        let registered = lookup(&self.name).ok_or_else(|| unknown(&self.name))?;
+        let imp = registered.customize(caller, &self.uri, &self.app_metadata)?.unwrap_or(registered);
+        // A session that resolved it meanwhile wins; this one's customized copy is dropped.
         let _ = self.found.set(imp);
         Ok(())
     }

@@ -139,7 +139,7 @@ fn failed_comparison_is_recorded() {
     assert_eq!(c.order(b"a", b"b"), Ordering::Equal);
     assert_eq!(take_failure().map(|e| e.code()), Some(-31802));
     assert!(take_failure().is_none());
-    let unresolved = Collator::named("later");
+    let unresolved = Collator::named("later", "table:t", "");
     unresolved.order(b"a", b"b");
     let e = take_failure().unwrap();
     assert_eq!(e.messages().collect::<Vec<_>>(), ["unknown collator 'later'"]);
