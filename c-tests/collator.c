@@ -377,6 +377,26 @@ on_disk(void)
     check_big(s);
     OK(s->verify(s, "table:big", NULL));
 
+    /* A checkpoint cursor reads and searches in the collator's order too. */
+    {
+        const char *k;
+        int exact;
+        OK(s->open_cursor(s, "table:big", NULL, "checkpoint=WiredTigerCheckpoint", &c));
+        OK(c->next(c));
+        OK(c->get_key(c, &k));
+        CHECK_STR(k, "k019999");
+        c->set_key(c, "k012345");
+        OK(c->search(c));
+        OK(c->next(c));
+        OK(c->get_key(c, &k));
+        CHECK_STR(k, "k012344");
+        c->set_key(c, "k0123455");
+        OK(c->search_near(c, &exact));
+        OK(c->get_key(c, &k));
+        CHECK((exact > 0 && strcmp(k, "k012345") == 0) || (exact < 0 && strcmp(k, "k012346") == 0));
+        OK(c->close(c));
+    }
+
     OK(s->open_cursor(s, "metadata:", NULL, NULL, &c));
     c->set_key(c, "file:big.wt");
     OK(c->search(c));
