@@ -149,6 +149,7 @@ impl Ordered {
         by_order!(self, |o| self.get_by(&o.of(probe), guard))
     }
 
+    /// [`get`](Self::get) in the tree's order `O`.
     #[inline]
     fn get_by<'g, O: KeyOrder>(&self, probe: &Probe<'_, O>, guard: &'g Guard) -> Option<&'g Entry> {
         loop {
@@ -206,6 +207,7 @@ impl Ordered {
         by_order!(self, |o| self.insert_by(o, entry, guard))
     }
 
+    /// [`insert`](Self::insert) in the tree's order `O`.
     #[inline]
     fn insert_by<'g, O: KeyOrder>(&self, order: O, entry: Owned<Entry>, guard: &'g Guard) -> (&'g Entry, Option<Owned<Entry>>) {
         // The entry's memory outlives the guard even if it is handed back and dropped (its
@@ -244,6 +246,7 @@ impl Ordered {
         by_order!(self, |o| self.remove_if_by(&o.of(probe), pred))
     }
 
+    /// [`remove_if`](Self::remove_if) in the tree's order `O`.
     fn remove_if_by<O: KeyOrder>(&self, probe: &Probe<'_, O>, pred: impl FnOnce(&Entry) -> bool) -> bool {
         let guard = Guard::new();
         let (leaf, locked) = self.lock_leaf(probe, &guard);
@@ -275,6 +278,7 @@ impl Ordered {
         by_order!(self, |o| self.remove_entries_by(o, doomed, guard))
     }
 
+    /// [`remove_entries`](Self::remove_entries) in the tree's order `O`.
     fn remove_entries_by<O: KeyOrder>(&self, order: O, doomed: &[&Entry], guard: &Guard) -> usize {
         let mut removed = 0;
         let mut rest = doomed;
