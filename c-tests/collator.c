@@ -229,9 +229,24 @@ reverse_table(WT_SESSION *s)
     c->set_key(c, "k6");
     c->set_value(c, "v6");
     CHECK_RC(c->insert(c), EIO);
+    c->set_key(c, "k4");
+    c->set_value(c, "changed");
+    CHECK_RC(c->update(c), EIO);
     fail_compare = 0;
-    c->set_key(c, "k3");
-    OK(c->search(c));
+    /* Nothing was written, to those keys or any other. */
+    {
+        const char *v;
+        int i;
+        char key[8], want[8];
+        for (i = 1; i <= 5; i++) {
+            snprintf(key, sizeof(key), "k%d", i);
+            snprintf(want, sizeof(want), "v%d", i);
+            c->set_key(c, key);
+            OK(c->search(c));
+            OK(c->get_value(c, &v));
+            CHECK_STR(v, want);
+        }
+    }
     OK(c->close(c));
     walk(s, "table:rev", 1, got, sizeof(got));
     CHECK_STR(got, "k5 k4 k3 k2 k1");

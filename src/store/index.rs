@@ -695,6 +695,11 @@ impl Index {
                     }
                     published = true;
                 }
+                if self.collated && super::collate::failed() {
+                    // A comparison failed: the slot found (or the existence answer) may be
+                    // another key's. Nothing is installed; the caller reports the failure.
+                    return Err(Refused::Failed);
+                }
                 let version = match new.take() {
                     Some(version) => version,
                     None => {
