@@ -288,6 +288,24 @@ nocase_table(WT_SESSION *s)
     OK(s->open_cursor(s, "index:people:name", NULL, NULL, &c));
     collect(c, 1, got, sizeof(got));
     CHECK_STR(got, "alice bob Carol");
+    /* Searches compare an entry's index key (cut to the key's length) by the collator. */
+    {
+        const char *k, *v;
+        int exact;
+        c->set_key(c, "BOB");
+        OK(c->search(c));
+        OK(c->get_key(c, &k));
+        OK(c->get_value(c, &v));
+        CHECK_STR(k, "bob");
+        CHECK_STR(v, "bob");
+        c->set_key(c, "carol");
+        OK(c->search_near(c, &exact));
+        OK(c->get_key(c, &k));
+        CHECK_STR(k, "Carol");
+        CHECK(exact == 0);
+        c->set_key(c, "bobby");
+        CHECK_RC(c->search(c), WT_NOTFOUND);
+    }
     OK(c->close(c));
 
     /* A join condition compares in the index's order: names at or after "bob" ignoring case. */

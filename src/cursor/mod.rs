@@ -417,8 +417,9 @@ impl Cursor {
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let layers = table.layers();
+        let order = table.collator().map(|c| &**c);
         let mut record = layers.seek(Some(prefix), Seek::Ge, view, &guard)?;
-        if !record.as_ref().is_some_and(|(key, _)| key.starts_with(prefix)) {
+        if !record.as_ref().is_some_and(|(key, _)| collate::starts_with(order, key, prefix)) {
             if let Some(view) = fresh() {
                 record = layers.seek(Some(prefix), Seek::Ge, view, &guard)?;
             }
@@ -427,7 +428,7 @@ impl Cursor {
         if is_prepared_value(&record.1) {
             return Err(prepare_conflict());
         }
-        let starts = record.0.starts_with(prefix);
+        let starts = collate::starts_with(order, &record.0, prefix);
         Self::land(parts, (&record.0, &record.1), epoch);
         Ok(Some(starts))
     }

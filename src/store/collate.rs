@@ -143,6 +143,17 @@ pub fn cmp(order: Order<'_>, a: &[u8], b: &[u8]) -> Ordering {
     }
 }
 
+/// Whether `key` starts with `prefix` as `order` sees it: with a collator, the key cut to the
+/// prefix's length compares equal to it (the reference's test of an index entry against the
+/// key an index cursor searches).
+#[inline(always)]
+pub fn starts_with(order: Order<'_>, key: &[u8], prefix: &[u8]) -> bool {
+    match order {
+        None => key.starts_with(prefix),
+        Some(c) => key.len() >= prefix.len() && c.order(&key[..prefix.len()], prefix).is_eq(),
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod testing {
     //! Collators for tests.
