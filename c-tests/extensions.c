@@ -6,10 +6,9 @@
  * ("unknown compressor 'NAME'"; the reference's built-in compressors are not loaded either);
  * "none" means no extension. Each registered extension's terminate method runs at close.
  *
- * Tables using a registered collator are not supported yet: create answers ENOTSUP
- * (ARCHITECTURE.md, Extensions), where the reference creates them. A registered compressor is
- * accepted (c-tests/compress.c tests what it does). log=(compressor=NAME) compresses journal
- * records with a compressor extensions= registers (log_compressor below).
+ * A registered collator or compressor is accepted (c-tests/collator.c and c-tests/compress.c
+ * test what they do). log=(compressor=NAME) compresses journal records with a compressor
+ * extensions= registers (log_compressor below).
  *
  * With an argument, the path of c-tests/ext/collator_ext.c built as a shared library: it is
  * loaded with load_extension, registers "ext_nocase" and "ext_copy", and its terminate functions
@@ -72,9 +71,7 @@ registration(void)
     CHECK_MSG(&rec, EINVAL, "unknown compressor 'snappy'");
     OK(s->create(s, "table:d", "key_format=S,value_format=S,collator=none,block_compressor=none"));
 
-    /* Not supported yet. */
-    CHECK_RC(s->create(s, "table:e", "key_format=S,value_format=S,collator=nocase"), ENOTSUP);
-    CHECK_MSG(&rec, ENOTSUP, "collator=nocase");
+    OK(s->create(s, "table:e", "key_format=S,value_format=S,collator=nocase"));
 
     terminated = 0;
     OK(conn->close(conn, NULL));
@@ -99,12 +96,12 @@ loaded(const char *library)
     CHECK_RC(conn->load_extension(conn, "/nonexistent/ext.so", NULL), EINVAL);
     OK(conn->load_extension(conn, library, NULL));
     /* What the entry function registered is known to create. */
-    CHECK_RC(s->create(s, "table:e", "key_format=S,value_format=S,collator=ext_nocase"), ENOTSUP);
+    OK(s->create(s, "table:e", "key_format=S,value_format=S,collator=ext_nocase"));
     OK(s->create(s, "table:f", "key_format=S,value_format=S,block_compressor=ext_copy"));
     CHECK_RC(s->create(s, "table:g", "key_format=S,value_format=S,collator=ext_other"), EINVAL);
     /* config= reaches the entry function (read through WT_EXTENSION_API::config_get). */
     OK(conn->load_extension(conn, library, "config=(extra=ext_other)"));
-    CHECK_RC(s->create(s, "table:g", "key_format=S,value_format=S,collator=ext_other"), ENOTSUP);
+    OK(s->create(s, "table:g", "key_format=S,value_format=S,collator=ext_other"));
     /* A missing entry function. */
     CHECK_RC(conn->load_extension(conn, library, "entry=no_such_function"), EINVAL);
     OK(conn->close(conn, NULL));
@@ -125,7 +122,7 @@ loaded(const char *library)
           "create,in_memory=true,extensions=[\"%s\"=(entry=wiredtiger_extension_init)]", library);
         OK(wiredtiger_open(NULL, &rec.iface, config, &conn));
         OK(conn->open_session(conn, NULL, NULL, &s));
-        CHECK_RC(s->create(s, "table:e", "key_format=S,value_format=S,collator=ext_nocase"), ENOTSUP);
+        OK(s->create(s, "table:e", "key_format=S,value_format=S,collator=ext_nocase"));
         OK(conn->close(conn, NULL));
         /* log=(compressor=) may name what extensions= registers. */
         snprintf(config, sizeof(config),

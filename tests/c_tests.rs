@@ -98,6 +98,7 @@ c_tests! {
     extension_api,
     listing_cursors,
     compress,
+    collator,
     file_cursors,
     // With its peak resident memory checked against cache_size (2 MB) + 96 MB: 57-64 MB on a
     // machine with a load average of 5-9 (the reference: about 16 MB). Merges once held an epoch

@@ -67,6 +67,7 @@ const C_TESTS: &[&str] = &[
     "listing_cursors",
     "extensions",
     "compress",
+    "collator",
     "file_cursors",
 ];
 
@@ -201,6 +202,7 @@ sanitized_tests! { c_test:
     asan_ubsan_c_listing_cursors => "listing_cursors",
     asan_ubsan_c_extensions => "extensions",
     asan_ubsan_c_compress => "compress",
+    asan_ubsan_c_collator => "collator",
     asan_ubsan_c_file_cursors => "file_cursors",
 }
 

@@ -32,3 +32,5 @@ pub(crate) mod tests;
 mod verify_tests;
 #[cfg(test)]
 pub(crate) mod compress_tests;
+#[cfg(test)]
+mod collate_tests;

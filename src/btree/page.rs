@@ -17,6 +17,7 @@
 
 use super::block::Addr;
 use crate::error::{Error, Kind, Result};
+use crate::store::collate::{self, Order};
 
 /// Page kind byte of a leaf.
 pub const LEAF: u8 = 1;
@@ -211,9 +212,11 @@ impl Page {
         Ok(page)
     }
 
-    /// Whether the keys are strictly ascending (verification).
-    pub fn keys_ascending(&self) -> bool {
-        (1..self.len()).all(|i| self.key(i - 1) < self.key(i))
+    /// Whether the keys are strictly ascending in `order` (verification; an internal page's
+    /// leading empty key stands below every key).
+    pub fn keys_ascending(&self, order: Order<'_>) -> bool {
+        let from = if self.is_leaf() || order.is_none() { 1 } else { 2 };
+        (from..self.len()).all(|i| collate::cmp(order, self.key(i - 1), self.key(i)).is_lt())
     }
 
     /// Whether this is a leaf.
@@ -271,11 +274,20 @@ impl Page {
 
     /// Leaf: the index of the first key `>= key` (`len()` if none). Internal: the index of the
     /// child whose range holds `key`.
-    pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
-        let (mut lo, mut hi) = (0, self.len());
+    pub fn search(&self, key: &[u8], order: Order<'_>) -> Result<usize, usize> {
+        match order {
+            None => self.search_by(0, |k| k.cmp(key)),
+            Some(c) => self.search_by(0, |k| c.order(k, key)),
+        }
+    }
+
+    /// The binary search of entries `lo..` by `cmp` (a key against the sought one).
+    #[inline(always)]
+    fn search_by(&self, mut lo: usize, cmp: impl Fn(&[u8]) -> std::cmp::Ordering) -> Result<usize, usize> {
+        let mut hi = self.len();
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.key(mid).cmp(key) {
+            match cmp(self.key(mid)) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return Ok(mid),
@@ -285,8 +297,13 @@ impl Page {
     }
 
     /// Internal pages: the child entry whose range holds `key`.
-    pub fn child_for(&self, key: &[u8]) -> usize {
-        match self.search(key) {
+    pub fn child_for(&self, key: &[u8], order: Order<'_>) -> usize {
+        let found = match order {
+            None => self.search_by(0, |k| k.cmp(key)),
+            // The leading empty key stands below every key, whatever the collator says of it.
+            Some(c) => self.search_by(1, |k| c.order(k, key)),
+        };
+        match found {
             Ok(i) => i,
             // The leading key is empty, so every key sorts at or after entry 0.
             Err(i) => i.saturating_sub(1),

@@ -34,6 +34,7 @@ use super::page::{self, cell_len, Builder, Cell, Item, Page};
 use super::reclaim;
 use super::striped::{self, Striped, STRIPES};
 use crate::error::{Error, Kind, Result};
+use crate::store::collate::{self, Collator, Order};
 
 /// Page size limits (the reference's `leaf_page_max` / `internal_page_max`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -297,6 +298,9 @@ pub struct Tree {
     /// Whether a durable checkpoint holds this tree (opened from one, or checkpointed since):
     /// checkpoint cursors on a table created after the last checkpoint are `ENOENT`.
     checkpointed: AtomicBool,
+    /// The collator of a collated table (`None`: bytewise): pages, batches and verify order
+    /// keys by it.
+    collate: Option<Arc<Collator>>,
 }
 
 /// A change to one key: its new value, or `None` to remove it.
@@ -365,7 +369,26 @@ impl Tree {
             merges: Mutex::new(0),
             checkpoint_roots: Mutex::new((root, root)),
             checkpointed: AtomicBool::new(opened),
+            collate: None,
         }
+    }
+
+    /// The tree of a table ordered by `collate` (`None`: bytewise).
+    pub fn ordered_by(mut self, collate: Option<Arc<Collator>>) -> Tree {
+        self.collate = collate;
+        self
+    }
+
+    /// How the keys are ordered.
+    #[inline(always)]
+    pub fn order(&self) -> Order<'_> {
+        self.collate.as_deref()
+    }
+
+    /// Orders keys `a` and `b`.
+    #[inline]
+    pub fn cmp(&self, a: &[u8], b: &[u8]) -> Cmp {
+        collate::cmp(self.order(), a, b)
     }
 
     /// Serializes merges into the tree; holds the timestamp the last one merged at.
@@ -575,12 +598,12 @@ impl Tree {
         loop {
             let page = self.page(addr, guard)?;
             if page.is_leaf() {
-                return match page.search(key) {
+                return match page.search(key, self.order()) {
                     Ok(i) => self.item(page, page.value_cell(i)).map(Some),
                     Err(_) => Ok(None),
                 };
             }
-            addr = page.child(page.child_for(key));
+            addr = page.child(page.child_for(key, self.order()));
         }
     }
 
@@ -636,7 +659,7 @@ impl Tree {
         let mut page = self.page(root, guard)?;
         while !page.is_leaf() {
             let i = match key {
-                Some(key) => page.child_for(key),
+                Some(key) => page.child_for(key, self.order()),
                 None if forward => 0,
                 None => page.len() - 1,
             };
@@ -644,7 +667,7 @@ impl Tree {
             leaf = page.child(i);
             page = self.page(leaf, guard)?;
         }
-        let mut at: Option<usize> = match key.map(|k| page.search(k)) {
+        let mut at: Option<usize> = match key.map(|k| page.search(k, self.order())) {
             None if forward => Some(0),
             None => page.len().checked_sub(1),
             Some(found) => match (found, dir) {
@@ -690,7 +713,7 @@ impl Tree {
     /// at timestamp `ts` (not older than the newest). On an error the tree is unchanged and the
     /// blocks written for it are free again.
     pub fn apply<C: KeyChange>(&self, changes: &[C], ts: u64) -> Result<()> {
-        debug_assert!(changes.windows(2).all(|w| w[0].key() < w[1].key()), "changes must be sorted and unique");
+        debug_assert!(changes.windows(2).all(|w| self.cmp(w[0].key(), w[1].key()).is_lt()), "changes must be sorted and unique");
         let _writer = self.writer.lock();
         let mut batch = Batch { tree: self, written: Vec::new(), freed: Vec::new() };
         match batch.new_root(changes) {
@@ -915,7 +938,7 @@ impl Batch<'_> {
             // Child i holds keys below key(i + 1).
             let take = if i + 1 < page.len() {
                 let upper = page.key(i + 1);
-                rest.partition_point(|c| c.key() < upper)
+                rest.partition_point(|c| self.tree.cmp(c.key(), upper).is_lt())
             } else {
                 rest.len()
             };
@@ -973,7 +996,7 @@ impl Batch<'_> {
         let (mut i, mut c) = (0, 0);
         while i < page.len() || c < changes.len() {
             let order = match (i < page.len(), c < changes.len()) {
-                (true, true) => page.key(i).cmp(changes[c].key()),
+                (true, true) => self.tree.cmp(page.key(i), changes[c].key()),
                 (true, false) => Cmp::Less,
                 _ => Cmp::Greater,
             };

@@ -23,6 +23,7 @@ use super::extents::ExtentList;
 use super::page::{Cell, Page};
 use super::tree::Tree;
 use crate::error::{Error, Kind, Result};
+use crate::store::collate::{self, Order};
 
 /// What a walk found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,7 +46,7 @@ impl Tree {
     pub fn verify(&self) -> Result<Shape> {
         let _merges = self.merge_lock();
         let file = self.file();
-        let mut v = Verifier { file, lists: file.space_lists(), len: file.file_len()?, used: ExtentList::new(), seen: HashMap::new() };
+        let mut v = Verifier { order: self.order(), file, lists: file.space_lists(), len: file.file_len()?, used: ExtentList::new(), seen: HashMap::new() };
         if v.len < v.lists.end {
             return Err(v.bad(v.len, &format!("file is {} bytes, its blocks reach {}", v.len, v.lists.end)));
         }
@@ -102,6 +103,8 @@ impl Tree {
 
 /// One verification.
 struct Verifier<'f> {
+    /// The tree's key order.
+    order: Order<'f>,
     file: &'f BlockFile,
     lists: SpaceLists,
     /// The file's length.
@@ -181,14 +184,16 @@ impl Verifier<'_> {
         let block = self.file.read_block(addr)?;
         let name = self.file.shown().to_string();
         let page = Page::parse(block, PAYLOAD_AT, &name, addr.offset, |a, len| self.overflow(a, len, newest))?;
-        if !page.keys_ascending() {
+        if !page.keys_ascending(self.order) {
             return Err(self.bad(addr.offset, "keys out of order"));
         }
-        let below = |key: &[u8]| upper.is_some_and(|u| key >= u);
+        let order = self.order;
+        let cmp = move |a: &[u8], b: &[u8]| collate::cmp(order, a, b);
+        let below = |key: &[u8]| upper.is_some_and(|u| cmp(key, u).is_ge());
         if page.is_leaf() {
             for i in 0..page.len() {
                 let key = page.key(i);
-                if lower.is_some_and(|l| key < l) || below(key) {
+                if lower.is_some_and(|l| cmp(key, l).is_lt()) || below(key) {
                     return Err(self.bad(addr.offset, &format!("key {} lies outside the range its parent gives", i + 1)));
                 }
                 if let Cell::Overflow { addr: a, len } = page.value_cell(i) {
@@ -212,7 +217,7 @@ impl Verifier<'_> {
         // Key 0 is empty (the parent's lower bound); keys 1.. separate the children.
         for i in 1..page.len() {
             let key = page.key(i);
-            if lower.is_some_and(|l| key <= l) || below(key) {
+            if lower.is_some_and(|l| cmp(key, l).is_le()) || below(key) {
                 return Err(self.bad(addr.offset, &format!("separator key {i} lies outside the range its parent gives")));
             }
         }

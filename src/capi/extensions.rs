@@ -2,7 +2,8 @@
 //! the core's [`Extensions`](crate::conn::extensions::Extensions), and arrange the calls the
 //! reference makes when the connection closes (each registered extension's `terminate`, then
 //! each loaded library's terminate function, newest first). The application's `WT_COMPRESSOR`
-//! becomes a [`Compressor`] the block files call.
+//! becomes a [`Compressor`] the block files call, its `WT_COLLATOR` a [`Collate`] the ordered
+//! structures of a collated table call.
 
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
@@ -12,18 +13,103 @@ use libc::{c_char, c_int, c_void, size_t};
 use crate::btree::compress::Compressor;
 use crate::config::{ItemKind, Parser};
 use crate::error::{Error, Kind, Result};
+use crate::store::Collate;
 
 use super::handles::{c_str, ConnectionHandle};
-use super::types::{WT_COLLATOR, WT_COMPRESSOR, WT_CONNECTION, WT_SESSION};
+use super::config_parser::WT_CONFIG_ITEM;
+use super::types::{WT_COLLATOR, WT_COMPRESSOR, WT_CONNECTION, WT_ITEM, WT_SESSION};
 
 type Terminate<T> = unsafe extern "C" fn(*mut T, *mut WT_SESSION) -> c_int;
 
-/// The leading slots of `WT_COLLATOR` (extension_types.h), to reach `terminate`.
+type CompareFn = unsafe extern "C" fn(*mut WT_COLLATOR, *mut WT_SESSION, *const WT_ITEM, *const WT_ITEM, *mut c_int) -> c_int;
+
+type CustomizeFn = unsafe extern "C" fn(
+    *mut WT_COLLATOR,
+    *mut WT_SESSION,
+    *const c_char,
+    *mut WT_CONFIG_ITEM,
+    *mut *mut WT_COLLATOR,
+) -> c_int;
+
+/// The slots of `WT_COLLATOR` (extension_types.h).
 #[repr(C)]
 struct CollatorSlots {
-    compare: *const c_void,
-    customize: *const c_void,
+    compare: Option<CompareFn>,
+    customize: Option<CustomizeFn>,
     terminate: Option<Terminate<WT_COLLATOR>>,
+}
+
+/// The application's collator as a collated table's structures call it: with a NULL session,
+/// as compressors (lookups, merges and verify compare on behalf of no particular session). A
+/// customized one (`owned`) is its object's: its `terminate` runs when the object lets go of
+/// it (the table dropped, the connection closed).
+struct AppCollator {
+    object: *mut WT_COLLATOR,
+    compare: CompareFn,
+    owned: bool,
+}
+
+impl AppCollator {
+    fn slots(&self) -> &CollatorSlots {
+        // SAFETY: a non-NULL `WT_COLLATOR` of the application (checked at registration, and
+        // customize results are checked too), whose slots `CollatorSlots` mirrors.
+        unsafe { &*self.object.cast::<CollatorSlots>() }
+    }
+}
+
+impl Drop for AppCollator {
+    fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
+        if let Some(terminate) = self.slots().terminate {
+            // SAFETY: the application's terminate method with its own customized collator,
+            // which is not used again.
+            unsafe { terminate(self.object, std::ptr::null_mut()) };
+        }
+    }
+}
+
+// SAFETY: the application's collator lives until the connection closes (its terminate runs
+// after the tables are closed) and is called from any thread, as the reference calls it.
+unsafe impl Send for AppCollator {}
+// SAFETY: as above; the engine never changes the struct.
+unsafe impl Sync for AppCollator {}
+
+impl Collate for AppCollator {
+    fn compare(&self, a: &[u8], b: &[u8]) -> Result<std::cmp::Ordering> {
+        let item = |k: &[u8]| WT_ITEM { data: k.as_ptr().cast(), size: k.len(), mem: std::ptr::null_mut(), memsize: 0, flags: 0 };
+        let (first, second) = (item(a), item(b));
+        let mut cmp: c_int = 0;
+        // SAFETY: the application's method with its own collator and two items that live
+        // through the call (only read).
+        let rc = unsafe { (self.compare)(self.object, std::ptr::null_mut(), &first, &second, &mut cmp) };
+        if rc != 0 {
+            return Err(Error::quiet(Kind::from_code(rc)));
+        }
+        Ok(cmp.cmp(&0))
+    }
+
+    fn customize(&self, caller: usize, uri: &str, app_metadata: &str) -> Result<Option<Arc<dyn Collate>>> {
+        let Some(customize) = self.slots().customize else { return Ok(None) };
+        let mut custom: *mut WT_COLLATOR = std::ptr::null_mut();
+        let rc = super::extractor::with_object_config(uri, app_metadata, |uri_c, appcfg| {
+            // SAFETY: the application's customize method with its own collator, the session
+            // (its token is its `WT_SESSION *`), a NUL-terminated URI and an item, which outlive
+            // the call.
+            unsafe { customize(self.object, caller as *mut WT_SESSION, uri_c, appcfg, &mut custom) }
+        })?;
+        if rc != 0 {
+            return Err(Error::quiet(Kind::from_code(rc)));
+        }
+        if custom.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: the application's customized collator, its slots as `CollatorSlots`.
+        let compare = unsafe { custom.cast::<CollatorSlots>().as_ref() }.and_then(|s| s.compare);
+        let compare = compare.ok_or_else(|| Error::invalid("a customized collator has no compare method"))?;
+        Ok(Some(Arc::new(AppCollator { object: custom, compare, owned: true })))
+    }
 }
 
 type CompressFn = unsafe extern "C" fn(
@@ -181,10 +267,13 @@ unsafe fn parts<'a, T: 'static>(
 pub unsafe fn add_collator(c: &ConnectionHandle, name: *const c_char, collator: *mut WT_COLLATOR) -> Result<()> {
     // SAFETY: a non-NULL collator is the application's `WT_COLLATOR`, whose leading slots
     // `CollatorSlots` mirrors.
-    let terminate = unsafe { collator.cast::<CollatorSlots>().as_ref() }.and_then(|s| s.terminate);
+    let slots = unsafe { collator.cast::<CollatorSlots>().as_ref() };
     // SAFETY: per the contract.
-    let (name, action) = unsafe { parts(name, collator, terminate) }?;
-    c.core.extensions().add_collator(name, action)
+    let (name, action) = unsafe { parts(name, collator, slots.and_then(|s| s.terminate)) }?;
+    let compare = slots
+        .and_then(|s| s.compare)
+        .ok_or_else(|| Error::invalid(format!("collator '{name}' has no compare method")))?;
+    c.core.extensions().add_collator(name, Arc::new(AppCollator { object: collator, compare, owned: false }), action)
 }
 
 /// `WT_CONNECTION::add_compressor`.

@@ -113,23 +113,34 @@ impl Extractor for AppExtractor {
 
     fn customize(&self, caller: usize, uri: &str, app_metadata: &str) -> Result<Option<Arc<dyn Extractor>>> {
         let Some(customize) = self.slots().customize else { return Ok(None) };
-        let uri_c = CString::new(uri).map_err(|_| Error::invalid("embedded NUL in a URI"))?;
-        // The index's `app_metadata` as the reference passes it: the configuration item.
-        let text = format!("app_metadata={app_metadata}");
-        let found = Parser::find(&text, "app_metadata");
-        let mut appcfg = match found {
-            Some(found) => WT_CONFIG_ITEM::of(&found),
-            None => WT_CONFIG_ITEM::of(&crate::config::Item { text: "", kind: crate::config::ItemKind::String, num: 0 }),
-        };
         let mut custom: *mut WT_EXTRACTOR = std::ptr::null_mut();
-        // SAFETY: the application's customize method with its own extractor, this session, a
-        // NUL-terminated URI and an item pointing into `text`, which outlive the call.
-        let rc = unsafe { customize(self.object, session_of(caller), uri_c.as_ptr(), &mut appcfg, &mut custom) };
+        let rc = with_object_config(uri, app_metadata, |uri_c, appcfg| {
+            // SAFETY: the application's customize method with its own extractor, this session,
+            // a NUL-terminated URI and an item, which outlive the call.
+            unsafe { customize(self.object, session_of(caller), uri_c, appcfg, &mut custom) }
+        })?;
         if rc != 0 {
             return Err(Error::quiet(Kind::from_code(rc)));
         }
         Ok((!custom.is_null()).then(|| Arc::new(AppExtractor { object: custom, owned: true }) as Arc<dyn Extractor>))
     }
+}
+
+/// Calls `f` with an object's URI (NUL-terminated) and its `app_metadata` as the configuration
+/// item the reference passes to `customize` methods.
+pub(super) fn with_object_config<T>(
+    uri: &str,
+    app_metadata: &str,
+    f: impl FnOnce(*const c_char, *mut WT_CONFIG_ITEM) -> T,
+) -> Result<T> {
+    let uri_c = CString::new(uri).map_err(|_| Error::invalid("embedded NUL in a URI"))?;
+    let text = format!("app_metadata={app_metadata}");
+    let found = Parser::find(&text, "app_metadata");
+    let mut appcfg = match found {
+        Some(found) => WT_CONFIG_ITEM::of(&found),
+        None => WT_CONFIG_ITEM::of(&crate::config::Item { text: "", kind: crate::config::ItemKind::String, num: 0 }),
+    };
+    Ok(f(uri_c.as_ptr(), &mut appcfg))
 }
 
 /// A `WT_ITEM` over `bytes`.

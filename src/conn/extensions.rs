@@ -5,13 +5,13 @@
 //! of libraries `load_extension` loaded).
 //!
 //! A table created with a registered block compressor has its blocks compressed by it
-//! (`btree::compress`). What is not done yet: a table created with a registered collator. The
-//! store orders keys bytewise in both of its layers (the lock-free index and the page files);
-//! a collated table would need a comparator per table. Until then `create` answers `ENOTSUP`
-//! for it, after the reference's checks (an unknown name is `EINVAL` "unknown collator
-//! 'NAME'"), so a program learns at `create` rather than reading keys in the wrong order.
+//! (`btree::compress`); one created with a registered collator (`collator=NAME`) orders its
+//! keys by it in both layers (`store::collate`): its [`Collator`](crate::store::Collator)
+//! finds the registered [`Collate`] here by name when a session first uses the table (after a
+//! reopen, once the application has registered it again; until then the reference's `EINVAL`
+//! "unknown collator 'NAME'", as at `create`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -19,6 +19,7 @@ use parking_lot::Mutex;
 use crate::btree::compress::{Compressor, Compressors};
 use crate::error::{Error, Result};
 use crate::pack::Format;
+use crate::store::Collate;
 
 /// An index extractor as the engine calls it (the C layer wraps the application's
 /// `WT_EXTRACTOR`). `caller` is the token of the session making the call
@@ -59,7 +60,8 @@ pub type Terminate = Box<dyn FnOnce() + Send>;
 /// The connection's registered extensions.
 #[derive(Default)]
 pub struct Extensions {
-    collators: Mutex<HashSet<String>>,
+    /// Registered collators by name (the first registration of a name stays).
+    collators: Mutex<HashMap<String, Arc<dyn Collate>>>,
     /// Shared with the on-disk trees, which find their compressor here at first use.
     compressors: Arc<Compressors>,
     /// Registered extractors by name (the first registration of a name is the one found, as
@@ -82,9 +84,9 @@ impl Extensions {
     /// Registers collator `name` (registering a name again replaces nothing and succeeds, as
     /// in the reference); `terminate` runs when the connection closes. "none" is refused: it
     /// is the configuration value for no extension.
-    pub fn add_collator(&self, name: &str, terminate: Option<Terminate>) -> Result<()> {
+    pub fn add_collator(&self, name: &str, collate: Arc<dyn Collate>, terminate: Option<Terminate>) -> Result<()> {
         check_name(ExtensionKind::Collator, name)?;
-        self.collators.lock().insert(name.to_string());
+        self.collators.lock().entry(name.to_string()).or_insert(collate);
         self.on_close_opt(terminate);
         Ok(())
     }
@@ -146,31 +148,30 @@ impl Extensions {
         drop(gone);
     }
 
+    /// The collator registered as `name`.
+    pub fn collator(&self, name: &str) -> Option<Arc<dyn Collate>> {
+        self.collators.lock().get(name).cloned()
+    }
+
     /// Runs `f` when the connection closes (a loaded library's terminate function).
     pub fn on_close(&self, f: Terminate) {
         self.terminate.lock().push(f);
     }
 
     /// The `create` check of `collator=` / `block_compressor=`: empty or "none" is fine; an
-    /// unregistered name is the reference's `EINVAL`; a registered collator is `ENOTSUP` (see
-    /// the module notes).
+    /// unregistered name is the reference's `EINVAL`.
     pub fn check_create(&self, kind: ExtensionKind, name: &str) -> Result<()> {
         if name.is_empty() || name == "none" {
             return Ok(());
         }
         let known = match kind {
-            ExtensionKind::Collator => self.collators.lock().contains(name),
+            ExtensionKind::Collator => self.collators.lock().contains_key(name),
             ExtensionKind::Compressor => self.compressors.contains(name),
         };
         if !known {
             return Err(Error::invalid(format!("unknown {} '{name}'", kind.noun())));
         }
-        match kind {
-            ExtensionKind::Collator => Err(Error::unsupported(format!(
-                "collator={name}: tables ordered by a collator are not supported yet (keys are ordered bytewise)"
-            ))),
-            ExtensionKind::Compressor => Ok(()),
-        }
+        Ok(())
     }
 
     /// Runs every close action, newest first (the connection is closing), after the indices'
@@ -179,6 +180,7 @@ impl Extensions {
         let indices = std::mem::take(&mut *self.indices.lock());
         drop(indices);
         self.extractors.lock().clear();
+        self.collators.lock().clear();
         self.compressors.clear();
         let actions = std::mem::take(&mut *self.terminate.lock());
         for action in actions.into_iter().rev() {
@@ -206,17 +208,19 @@ mod tests {
     #[test]
     fn names_checks_and_terminate_order() {
         let ext = Extensions::default();
-        assert_eq!(ext.add_collator("none", None).unwrap_err().kind(), Kind::Invalid);
+        let nocase: Arc<dyn Collate> = Arc::new(crate::store::collate::testing::NoCase);
+        assert_eq!(ext.add_collator("none", nocase.clone(), None).unwrap_err().kind(), Kind::Invalid);
         let order = Arc::new(AtomicU32::new(0));
         let (a, b) = (Arc::clone(&order), Arc::clone(&order));
-        ext.add_collator("nocase", Some(Box::new(move || assert_eq!(a.fetch_add(1, Ordering::SeqCst), 1)))).unwrap();
+        ext.add_collator("nocase", nocase, Some(Box::new(move || assert_eq!(a.fetch_add(1, Ordering::SeqCst), 1)))).unwrap();
         let nop = Arc::new(Nop);
         assert_eq!(ext.add_compressor("none", nop.clone(), None).unwrap_err().kind(), Kind::Invalid);
         ext.add_compressor("nop", nop, Some(Box::new(move || assert_eq!(b.fetch_add(1, Ordering::SeqCst), 0)))).unwrap();
         ext.check_create(ExtensionKind::Collator, "").unwrap();
         ext.check_create(ExtensionKind::Compressor, "none").unwrap();
         assert_eq!(ext.check_create(ExtensionKind::Collator, "nop").unwrap_err().kind(), Kind::Invalid);
-        assert_eq!(ext.check_create(ExtensionKind::Collator, "nocase").unwrap_err().kind(), Kind::NotSupported);
+        ext.check_create(ExtensionKind::Collator, "nocase").unwrap();
+        assert!(ext.collator("nocase").is_some() && ext.collator("nop").is_none());
         ext.check_create(ExtensionKind::Compressor, "nop").unwrap();
         assert_eq!(ext.check_create(ExtensionKind::Compressor, "nocase").unwrap_err().kind(), Kind::Invalid);
         ext.terminate();

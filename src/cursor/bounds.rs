@@ -3,8 +3,10 @@
 
 use std::cmp::Ordering;
 
+use std::sync::Arc;
+
 use crate::error::{Error, Result};
-use crate::store::Seek;
+use crate::store::{collate, Collator, Seek};
 
 use super::Cursor;
 
@@ -24,6 +26,35 @@ pub struct Bounds {
     pub lower: Option<Bound>,
     /// Keys above it (or at it, when not inclusive) are out of range.
     pub upper: Option<Bound>,
+    /// The table's collator, if it has one: keys compare by it.
+    pub order: KeyOrder,
+}
+
+/// A table's key order, as bounds compare keys (`None`: bytewise).
+#[derive(Clone, Default)]
+pub struct KeyOrder(pub Option<Arc<Collator>>);
+
+impl KeyOrder {
+    fn cmp(&self, a: &[u8], b: &[u8]) -> Ordering {
+        collate::cmp(self.0.as_deref(), a, b)
+    }
+}
+
+impl PartialEq for KeyOrder {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+}
+
+impl Eq for KeyOrder {}
+
+impl std::fmt::Debug for KeyOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
 /// `bound`'s configuration.
@@ -81,12 +112,12 @@ impl BoundAction {
 impl Bounds {
     /// Whether `key` lies in the range.
     pub fn contains(&self, key: &[u8]) -> bool {
-        let above_lower = self.lower.as_ref().is_none_or(|b| match key.cmp(&b.key) {
+        let above_lower = self.lower.as_ref().is_none_or(|b| match self.order.cmp(key, &b.key) {
             Ordering::Greater => true,
             Ordering::Equal => b.inclusive,
             Ordering::Less => false,
         });
-        let below_upper = self.upper.as_ref().is_none_or(|b| match key.cmp(&b.key) {
+        let below_upper = self.upper.as_ref().is_none_or(|b| match self.order.cmp(key, &b.key) {
             Ordering::Less => true,
             Ordering::Equal => b.inclusive,
             Ordering::Greater => false,
@@ -109,11 +140,11 @@ impl Bounds {
     pub fn near_starts<'a>(bounds: Option<&'a Bounds>, target: &'a [u8]) -> ((&'a [u8], Seek), (&'a [u8], Seek)) {
         let outside = bounds.filter(|b| !b.contains(target));
         let up = match outside.and_then(|b| b.start(Seek::Gt)) {
-            Some((lower, dir)) if target <= lower => (lower, dir),
+            Some((lower, dir)) if bounds.is_some_and(|b| b.order.cmp(target, lower).is_le()) => (lower, dir),
             _ => (target, Seek::Ge),
         };
         let down = match outside.and_then(|b| b.start(Seek::Lt)) {
-            Some((upper, dir)) if target >= upper => (upper, dir),
+            Some((upper, dir)) if bounds.is_some_and(|b| b.order.cmp(target, upper).is_ge()) => (upper, dir),
             _ => (target, Seek::Le),
         };
         (up, down)
@@ -121,7 +152,7 @@ impl Bounds {
 
     fn overlapping(&self) -> bool {
         match (&self.lower, &self.upper) {
-            (Some(l), Some(u)) => match l.key.cmp(&u.key) {
+            (Some(l), Some(u)) => match self.order.cmp(&l.key, &u.key) {
                 Ordering::Greater => true,
                 Ordering::Equal => !(l.inclusive && u.inclusive),
                 Ordering::Less => false,
@@ -152,6 +183,7 @@ impl Cursor {
                     return Err(Error::invalid("setting bounds on a positioned cursor is not allowed"));
                 }
                 let mut bounds = self.bounds.as_deref().cloned().unwrap_or_default();
+                bounds.order = KeyOrder(self.table().collator().cloned());
                 let bound = Some(Bound { key: self.key.raw().to_vec(), inclusive });
                 if upper {
                     bounds.upper = bound;
@@ -193,13 +225,13 @@ mod tests {
 
     #[test]
     fn ranges_with_and_without_their_ends() {
-        let b = Bounds { lower: bound("c", true), upper: bound("g", false) };
+        let b = Bounds { lower: bound("c", true), upper: bound("g", false), ..Bounds::default() };
         assert!(!b.contains(b"b") && b.contains(b"c") && b.contains(b"f") && !b.contains(b"g"));
         assert_eq!(b.start(Seek::Gt), Some((&b"c"[..], Seek::Ge)));
         assert_eq!(b.start(Seek::Lt), Some((&b"g"[..], Seek::Lt)));
-        assert!(Bounds { lower: bound("c", true), upper: bound("b", true) }.overlapping());
-        assert!(Bounds { lower: bound("c", false), upper: bound("c", true) }.overlapping());
-        assert!(!Bounds { lower: bound("c", true), upper: bound("c", true) }.overlapping());
+        assert!(Bounds { lower: bound("c", true), upper: bound("b", true), ..Bounds::default() }.overlapping());
+        assert!(Bounds { lower: bound("c", false), upper: bound("c", true), ..Bounds::default() }.overlapping());
+        assert!(!Bounds { lower: bound("c", true), upper: bound("c", true), ..Bounds::default() }.overlapping());
         assert!(Bounds::default().contains(b"anything"));
     }
 

@@ -9,7 +9,7 @@
 //!
 //! Rows are kept packed in the cursor's formats, sorted by key bytes (every format used here
 //! packs in the order of its values: the log's `III`, the metadata's `S`, a table's keys as
-//! the table orders them). The methods follow the reference's table cursors where the source
+//! the table orders them; a collated table's checkpoint rows in its collator's order). The methods follow the reference's table cursors where the source
 //! allows them; writes are `ENOTSUP` "Unsupported cursor operation", as the reference's.
 
 use std::ffi::CString;
@@ -18,6 +18,7 @@ use std::sync::Arc;
 use crate::error::{Error, Kind, Result};
 use crate::pack::{self, Arg, Format};
 use crate::schema::{Table, TableUse};
+use crate::store::collate;
 
 /// What a listing lists: decides which methods it has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,8 +136,12 @@ impl Listing {
         Ok(copy)
     }
 
-    /// Keeps `hold` for the cursor's life.
+    /// Keeps `hold` for the cursor's life; the rows of a table with a collator are put in its
+    /// order.
     pub fn holding(mut self, hold: TableHold) -> Listing {
+        if let Some(c) = hold.table.collator() {
+            self.rows.sort_by(|a, b| c.order(&a.0, &b.0));
+        }
         self._hold = Some(hold);
         self
     }
@@ -246,7 +251,7 @@ impl Listing {
                 let target = log_key_with_counter(&key, 0)?;
                 self.rows.binary_search_by(|r| r.0.as_slice().cmp(&target)).ok()
             }
-            _ => self.rows.binary_search_by(|r| r.0.as_slice().cmp(&key)).ok(),
+            _ => self.find(&key).ok(),
         };
         match found {
             Some(at) => {
@@ -269,7 +274,7 @@ impl Listing {
         }
         self.check()?;
         let key = self.key_bytes()?.to_vec();
-        let (at, exact) = match self.rows.binary_search_by(|r| r.0.as_slice().cmp(&key)) {
+        let (at, exact) = match self.find(&key) {
             Ok(at) => (at, 0),
             Err(at) if at < self.rows.len() => (at, 1),
             Err(0) => return Err(Error::quiet(Kind::NotFound)),
@@ -277,6 +282,13 @@ impl Listing {
         };
         self.at = Some(at);
         Ok(exact)
+    }
+
+    /// Where `key` is among the rows (a checkpoint's are in its table's order: its collator's,
+    /// if it has one).
+    fn find(&self, key: &[u8]) -> std::result::Result<usize, usize> {
+        let order = self._hold.as_ref().and_then(|h| h.table.collator()).map(|c| &**c);
+        self.rows.binary_search_by(|r| collate::cmp(order, &r.0, key))
     }
 
     /// A version cursor's `search`: the key's versions, on the newest.

@@ -27,7 +27,7 @@ use scc::Guard;
 use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
-use crate::store::{
+use crate::store::{collate, 
     is_prepared, is_prepared_value, prepare_conflict, Mode, ReadView, Refused, Seek, SeekHint, TXN_COMMITTED,
 };
 use crate::txn::Txn;
@@ -304,12 +304,12 @@ impl Cursor {
         }
         // A search that misses leaves its key readable even when the cursor was positioned on
         // it: the search made the key the application's (difftest seed 93).
-        if self.table.tree().is_none() {
+        if self.table.tree().is_none() && self.table.collator().is_none() {
             self.key.mark_app();
             return Err(Error::quiet(Kind::NotFound));
         }
         // The index did not have it as a value: the layers decide (a removal in the index, or
-        // the tree).
+        // the tree; a collated index's look-up).
         crate::btree::reclaim::throttle();
         let guard = Guard::new();
         let (table, parts) = self.landing();
@@ -337,7 +337,8 @@ impl Cursor {
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let key = parts.key.raw();
-        let data = table.index().head(key, &guard).and_then(|v| v.data_in(view, &guard));
+        // The hash index's answer: a collated table misses here and takes the slow path.
+        let data = table.index().hashed_head(key, &guard).and_then(|v| v.data_in(view, &guard));
         let Some(data) = data else { return Lookup::Missed };
         if data.is_tombstone() {
             return if is_prepared(data) { Lookup::Prepared } else { Lookup::Missed };
@@ -377,8 +378,9 @@ impl Cursor {
                 None => Ok(within(layers.seek(Some(from_down), down_dir, view, &guard)?, bounds)),
             }
         };
+        let order = table.collator().map(|c| &**c);
         let mut record = near(view)?;
-        if record.as_ref().is_none_or(|(key, _)| key.as_ref() != target) {
+        if record.as_ref().is_none_or(|(key, _)| collate::cmp(order, key, target).is_ne()) {
             if let Some(view) = fresh() {
                 record = near(view)?;
             }
@@ -390,7 +392,7 @@ impl Cursor {
         if is_prepared_value(&record.1) {
             return Err(prepare_conflict());
         }
-        let exact = match record.0.as_ref().cmp(target) {
+        let exact = match collate::cmp(order, &record.0, target) {
             Ordering::Less => -1,
             Ordering::Equal => 0,
             Ordering::Greater => 1,
@@ -417,8 +419,9 @@ impl Cursor {
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let layers = table.layers();
+        let order = table.collator().map(|c| &**c);
         let mut record = layers.seek(Some(prefix), Seek::Ge, view, &guard)?;
-        if !record.as_ref().is_some_and(|(key, _)| key.starts_with(prefix)) {
+        if !record.as_ref().is_some_and(|(key, _)| collate::starts_with(order, key, prefix)) {
             if let Some(view) = fresh() {
                 record = layers.seek(Some(prefix), Seek::Ge, view, &guard)?;
             }
@@ -427,7 +430,7 @@ impl Cursor {
         if is_prepared_value(&record.1) {
             return Err(prepare_conflict());
         }
-        let starts = record.0.starts_with(prefix);
+        let starts = collate::starts_with(order, &record.0, prefix);
         Self::land(parts, (&record.0, &record.1), epoch);
         Ok(Some(starts))
     }

@@ -22,8 +22,9 @@ pub const META_MAGIC: u64 = u64::from_le_bytes(*b"ULmeta\0\0");
 /// The layout version of `unlatched.meta` written. Each kind of file has its own: see
 /// `checkpoint::CKPT_VERSION` and `journal::LOG_VERSION`. Version 1 (read too) has no page
 /// sizes: its tables get the defaults; version 2 (read too) has no schema settings; version 3
-/// (read too) has no `log=(enabled)` flag; version 4 (read too) has no block compressor.
-pub const META_VERSION: u32 = 5;
+/// (read too) has no `log=(enabled)` flag; version 4 (read too) has no block compressor; version
+/// 5 (read too) has no collator.
+pub const META_VERSION: u32 = 6;
 
 /// The table list.
 #[derive(Debug, Default)]
@@ -67,6 +68,7 @@ impl Meta {
             p.u32(t.pages.leaf_page_max as u32).u32(t.pages.internal_page_max as u32);
             p.u8(u8::from(t.logged));
             p.str(&t.block_compressor);
+            p.str(&t.collator);
         }
         let mut out = Vec::new();
         write_frame(&mut out, &p.0);
@@ -113,6 +115,8 @@ impl Meta {
             let logged = version < 4 || t.u8()? != 0;
             // Version 5 added `block_compressor`.
             let block_compressor = if version >= 5 { t.str()?.to_string() } else { String::new() };
+            // Version 6 added `collator`.
+            let collator = if version >= 6 { t.str()?.to_string() } else { String::new() };
             tables.push(TableSpec {
                 id,
                 name,
@@ -124,6 +128,7 @@ impl Meta {
                 logged,
                 pages,
                 block_compressor,
+                collator,
             });
         }
         if !t.is_empty() {
@@ -165,6 +170,7 @@ mod tests {
             logged: false,
             pages: Limits { leaf_page_max: 16384, internal_page_max: 2048 },
             block_compressor: "rle".into(),
+            collator: "nocase".into(),
         }
     }
 

@@ -247,6 +247,19 @@ impl Durable {
         let replayed = journal::replay(&self.log_dir, pending.replay_from, pending.journal_exists, pending.salvage, |record, file| {
             let record = redo::expand(record, compressor.as_deref(), file)?;
             for op in redo::decode(&record, file)? {
+                let table = match &op {
+                    Op::Put { table, .. } | Op::Remove { table, .. } => by_id.get(table),
+                    Op::Message { .. } => None,
+                };
+                if let Some(collator) = table.and_then(|t| t.collator()) {
+                    // Its order is not known before the application registers the collator
+                    // (after the open): refused rather than replayed out of order.
+                    return Err(Error::unsupported(format!(
+                        "recovery of table {} needs collator '{}', registered only after the open",
+                        table.map_or("", |t| t.name()),
+                        collator.name()
+                    )));
+                }
                 match op {
                     Op::Put { table, key, value } => {
                         if let Some(t) = by_id.get(&table) {

@@ -76,7 +76,7 @@ fn frames(bytes: &[u8]) {
 /// A page image, then every read of it. Overflow items come from the input's tail.
 fn page(bytes: &[u8]) {
     let Ok(page) = Page::parse(bytes.to_vec(), 0, "fuzz", 0, |_, len| overflow(bytes, len)) else { return };
-    let _ = page.keys_ascending();
+    let _ = page.keys_ascending(None);
     let _ = page.footprint();
     for i in 0..page.len() {
         let key = page.key(i).to_vec();
@@ -86,10 +86,10 @@ fn page(bytes: &[u8]) {
         } else {
             let _ = page.child(i);
         }
-        let _ = page.search(&key);
-        let _ = page.child_for(&key);
+        let _ = page.search(&key, None);
+        let _ = page.child_for(&key, None);
     }
-    let _ = page.search(bytes);
+    let _ = page.search(bytes, None);
 }
 
 /// What an overflow read returns: `len` bytes of `bytes` when it has them, as the block

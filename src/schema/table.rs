@@ -14,7 +14,7 @@ use crate::error::{Error, Kind, Result};
 use crate::pack::Format;
 use crate::stats::counters::{dsrc_report, TableStats, DSRC_STATS};
 use crate::stats::Snapshot;
-use crate::store::{Horizon, Index, Layers};
+use crate::store::{Collator, Horizon, Index, Layers};
 use crate::sync::{fence, AtomicBool, AtomicI64, AtomicU32};
 
 /// A forced merge waits for the index to grow at least this much since the last one.
@@ -23,6 +23,15 @@ const MIN_GROWTH: u64 = 1 << 20;
 /// [`Table`] state bits.
 const DROPPED: u8 = 1;
 const MANAGED: u8 = 2;
+
+/// The URI the application created the object `name` with: `table:NAME`, or the name of a
+/// column group's or index's store (`colgroup:T:NAME`, `index:T:NAME`), which is its URI.
+fn object_uri(name: &str) -> String {
+    match name.contains(':') {
+        true => name.to_string(),
+        false => format!("table:{name}"),
+    }
+}
 
 /// What `WT_SESSION::create` decided about a new table.
 #[derive(Clone, Debug)]
@@ -53,6 +62,8 @@ pub struct TableSpec {
     pub pages: Limits,
     /// `block_compressor=`: the registered compressor its pages are written with ("": none).
     pub block_compressor: String,
+    /// `collator=`: the registered collator ordering its keys ("": bytewise).
+    pub collator: String,
 }
 
 /// A table: immutable description plus its data.
@@ -66,6 +77,8 @@ pub struct Table {
     spec: TableSpec,
     /// The changes not yet merged into `tree` (all the data, in memory).
     index: Index,
+    /// The collator ordering the keys (`collator=`), shared with the index and the tree.
+    collator: Option<Arc<Collator>>,
     /// The table's tree on disk (`None` in memory).
     tree: Option<Tree>,
     /// Estimated bytes of the index (what writers published, reset by merges), and the
@@ -132,6 +145,9 @@ impl Table {
         let key_format = Format::parse(&spec.key_format)?;
         let value_format = Format::parse(&spec.value_format)?;
         let c = |s: &str| CString::new(s).map_err(|_| Error::invalid("embedded NUL in a name or format"));
+        let collator = (!spec.collator.is_empty()).then(|| Arc::new(Collator::named(&spec.collator, &object_uri(&spec.name), &spec.app_metadata)));
+        let layered = tree.is_some();
+        let tree = tree.map(|t| t.ordered_by(collator.clone()));
         Ok(Table {
             uri: c(&format!("table:{}", spec.name))?,
             key_format_c: c(&spec.key_format)?,
@@ -140,7 +156,8 @@ impl Table {
             key_format,
             value_format,
             spec,
-            index: if tree.is_some() { Index::layered() } else { Index::new() },
+            index: Index::ordered_by(collator.clone(), layered),
+            collator,
             tree,
             dirty: CachePadded::new(AtomicI64::new(0)),
             timestamped: AtomicBool::new(false),
@@ -161,6 +178,12 @@ impl Table {
     /// The name after `table:`.
     pub fn name(&self) -> &str {
         &self.spec.name
+    }
+
+    /// The collator ordering the keys, if the table was created with one.
+    #[inline(always)]
+    pub fn collator(&self) -> Option<&Arc<Collator>> {
+        self.collator.as_ref()
     }
 
     /// How the table was created (formats, columns, metadata, durable id).
@@ -461,6 +484,7 @@ pub(crate) fn test_table() -> Table {
         logged: true,
         pages: Limits::default(),
         block_compressor: String::new(),
+        collator: String::new(),
     })
     .expect("a valid table")
 }

@@ -9,7 +9,7 @@ use crate::cursor::{Cursor, Exact, Modification};
 use crate::error::{Kind, Result};
 use crate::stats::counters::{ConnStat, DsrcStat};
 use crate::pack::Format;
-use crate::store::ReadView;
+use crate::store::{collate, ReadView};
 use crate::txn::{Isolation, Txn};
 
 use super::cache::{CursorCache, Sweep, SweepReport};
@@ -541,10 +541,35 @@ impl Session {
             }
             out
         });
+        let out = self.collation_checked(id, epoch, out);
         if let Err(e) = &out {
             self.read_failed(e.kind());
         }
         out
+    }
+
+    /// `out`, or on a collated table the error a comparison of its collator met meanwhile
+    /// (`store::collate`: the structures compare without an error path), the cursor then
+    /// failed as by any error.
+    #[inline(always)]
+    fn collation_checked<T>(&mut self, id: CursorId, epoch: u64, out: Result<T>) -> Result<T> {
+        if self.cursors.get(id).table().collator().is_none() {
+            return out;
+        }
+        self.collation_outcome(id, epoch, out)
+    }
+
+    /// [`collation_checked`](Self::collation_checked) of a collated table.
+    #[cold]
+    #[inline(never)]
+    fn collation_outcome<T>(&mut self, id: CursorId, epoch: u64, out: Result<T>) -> Result<T> {
+        match collate::Collator::check() {
+            Ok(()) => out,
+            Err(e) => {
+                self.cursors.with(id, |c| c.fail(epoch));
+                Err(e)
+            }
+        }
     }
 
     /// A write-type cursor call, in the session's transaction or auto-committed (rules after
@@ -594,6 +619,7 @@ impl Session {
             }
             out
         });
+        let out = self.collation_checked(id, epoch, out);
         let failed = matches!(&out, Err(e) if e.kind() != Kind::NotFound);
         let counted = &what.counted;
         let calls = [(counted.calls, 1), (counted.errors, i64::from(failed))];

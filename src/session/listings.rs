@@ -205,7 +205,7 @@ fn file_config(table: &Table, id: Option<u64>, key: &str, value: &str) -> String
     let checkpoint = if id.is_empty() { "" } else { "checkpoint=,checkpoint_backup_info=,checkpoint_lsn=," };
     format!(
         "access_pattern_hint=none,allocation_size=4KB,app_metadata={am},{ASSERT},block_allocation=best,\
-         block_compressor={bc},cache_resident=false,{checkpoint}checksum=on,collator=,columns=,dictionary=0,\
+         block_compressor={bc},cache_resident=false,{checkpoint}checksum=on,collator={coll},columns=,dictionary=0,\
          encryption=(keyid=,name=),format=btree,huffman_key=,huffman_value=,{id}ignore_in_memory_cache_size=false,\
          internal_item_max=0,internal_key_max=0,internal_key_truncate=true,internal_page_max={ipm},\
          key_format={key},key_gap=10,leaf_item_max=0,leaf_key_max=0,leaf_page_max={lpm},leaf_value_max=0,\
@@ -215,6 +215,7 @@ fn file_config(table: &Table, id: Option<u64>, key: &str, value: &str) -> String
          version=(major=2,minor=1),write_timestamp_usage=none",
         am = spec.app_metadata,
         bc = spec.block_compressor,
+        coll = spec.collator,
         logged = spec.logged,
         ipm = size(spec.pages.internal_page_max),
         lpm = size(spec.pages.leaf_page_max),
@@ -236,18 +237,20 @@ fn metadata_entries(table: &Table) -> Vec<(&'static str, String)> {
         (
             "colgroup:",
             format!(
-                "app_metadata=,{ASSERT},collator=,columns=,source=\"file:{}.wt\",type=file,verbose=[],write_timestamp_usage=none",
-                spec.name
+                "app_metadata=,{ASSERT},collator={coll},columns=,source=\"file:{}.wt\",type=file,verbose=[],write_timestamp_usage=none",
+                spec.name,
+                coll = spec.collator,
             ),
         ),
         ("file:", file_config(table, Some(spec.id), k, v)),
         (
             "table:",
             format!(
-                "app_metadata={},{ASSERT},colgroups=,collator=,columns={},key_format={k},value_format={v},verbose=[],\
+                "app_metadata={},{ASSERT},colgroups=,collator={coll},columns={},key_format={k},value_format={v},verbose=[],\
                  write_timestamp_usage=none",
                 spec.app_metadata,
-                columns(table)
+                columns(table),
+                coll = spec.collator,
             ),
         ),
     ]
@@ -261,7 +264,7 @@ fn create_entries(table: &Table) -> Vec<(&'static str, String)> {
     let create = |key: &str, value: &str, columns: &str, source: &str, colgroup: bool| {
         format!(
             "access_pattern_hint=none,allocation_size=4KB,app_metadata={am},{ASSERT},block_allocation=best,\
-             block_compressor={bc},cache_resident=false,checksum=on,colgroups=,collator=,columns={columns},dictionary=0,\
+             block_compressor={bc},cache_resident=false,checksum=on,colgroups=,collator={coll},columns={columns},dictionary=0,\
              encryption=(keyid=,name=),exclusive=false,extractor=,format=btree,huffman_key=,huffman_value=,\
              ignore_in_memory_cache_size=false,immutable=false,{IMPORT},internal_item_max=0,internal_key_max=0,\
              internal_key_truncate=true,internal_page_max={ipm},key_format={key},key_gap=10,leaf_item_max=0,\
@@ -271,6 +274,7 @@ fn create_entries(table: &Table) -> Vec<(&'static str, String)> {
              split_pct=90,{tiered},type=file,value_format={value},verbose=[],write_timestamp_usage=none",
             am = spec.app_metadata,
             bc = spec.block_compressor,
+            coll = spec.collator,
             logged = spec.logged,
             // The reference's column group entry alone names the tiered `shared` flag.
             tiered = if colgroup {

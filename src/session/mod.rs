@@ -315,6 +315,10 @@ impl Session {
             // since the database opened: the reference's `EINVAL` "unknown compressor".
             tree.file().codec().resolve()?;
         }
+        if let Some(collator) = table.collator() {
+            // Likewise a collator: the reference's `EINVAL` "unknown collator".
+            collator.resolve(self.caller, |name| conn.extensions().collator(name))?;
+        }
         let table_use = table.register_use();
         self.tables.insert(name.into(), (Arc::clone(&table), Arc::clone(&table_use)));
         Ok((table, table_use))

@@ -536,7 +536,17 @@ impl Session {
                 self.prev(sc.scan)?;
             }
         }
-        let landed = self.cursors.get(sc.scan).key_bytes()?;
+        let scan = self.cursors.get(sc.scan);
+        let landed = scan.key_bytes()?;
+        if let Some(c) = scan.table().collator() {
+            // In the index's order: the entry cut to the key's length against the key.
+            let cut = &landed[..landed.len().min(prefix.len())];
+            return Ok(match c.order(cut, &prefix) {
+                std::cmp::Ordering::Equal if cut.len() == prefix.len() => 0,
+                std::cmp::Ordering::Less => -1,
+                _ => 1,
+            });
+        }
         Ok(if landed.starts_with(&prefix) {
             0
         } else if landed > prefix.as_slice() {

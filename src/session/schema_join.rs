@@ -41,6 +41,7 @@ use parking_lot::Mutex;
 use crate::conn::Connection;
 use crate::error::{Error, Kind, Result};
 use crate::schema::columns::{pack_values, unpack_values, Value};
+use crate::store::collate::{self, Collator};
 
 use super::join_bloom::Bloom;
 use super::schema_cursor::SchemaCursor;
@@ -118,6 +119,8 @@ struct Entry {
     ends: Vec<End>,
     stats: JoinStats,
     filter: Filter,
+    /// The order of its keys: the collator of its index (or of the table, for the primary key).
+    order: Option<Arc<Collator>>,
 }
 
 /// A join cursor's entries, shared with the join cursors it is nested in and its statistics
@@ -358,7 +361,12 @@ impl Session {
             Of::Index(at) => format!("index:{}:{}", join.layout().table.name(), join.layout().indices[at].name),
             _ => String::new(),
         };
-        add(&mut core, of, name, end, &cfg)?;
+        let order = match of {
+            Of::Index(at) => join.layout().indices[at].table.collator().cloned(),
+            Of::Table => join.layout().table.collator().cloned(),
+            Of::Join(_) => None,
+        };
+        add(&mut core, of, name, end, &cfg, order)?;
         drop(core);
         mark(join, reference);
         Ok(())
@@ -434,9 +442,9 @@ impl Session {
 
 /// Adds a join's condition to `core`: `end` to the entry of its index (or primary key), or a
 /// new entry (`name` its statistics' prefix) for it or for a nested join (no `end`).
-fn add(core: &mut JoinCore, of: Of, name: String, end: Option<End>, cfg: &JoinConfig) -> Result<()> {
+fn add(core: &mut JoinCore, of: Of, name: String, end: Option<End>, cfg: &JoinConfig, order: Option<Arc<Collator>>) -> Result<()> {
     let Some(end) = end else {
-        core.entries.push(Entry::new(of, name, cfg));
+        core.entries.push(Entry::new(of, name, cfg, order));
         return Ok(());
     };
     // The entry of the same index, and where a new filtered entry goes: filtered entries come
@@ -463,7 +471,7 @@ fn add(core: &mut JoinCore, of: Of, name: String, end: Option<End>, cfg: &JoinCo
         Some(i) if cfg.bloom => i,
         _ => core.entries.len(),
     };
-    let mut entry = Entry::new(of, name, cfg);
+    let mut entry = Entry::new(of, name, cfg, order);
     entry.ends.push(end);
     core.entries.insert(at, entry);
     Ok(())
@@ -479,8 +487,9 @@ fn mark(join: &mut SchemaCursor, reference: &SchemaCursor) {
 }
 
 impl Entry {
-    fn new(of: Of, name: String, cfg: &JoinConfig) -> Entry {
+    fn new(of: Of, name: String, cfg: &JoinConfig, order: Option<Arc<Collator>>) -> Entry {
         Entry {
+            order,
             of,
             name,
             bloom: cfg.bloom,
@@ -493,6 +502,16 @@ impl Entry {
             stats: JoinStats::default(),
             filter: Filter::None,
         }
+    }
+
+    /// How its keys compare.
+    fn order(&self) -> collate::Order<'_> {
+        self.order.as_deref()
+    }
+
+    /// Orders index key `key` against end `end`'s.
+    fn cmp(&self, key: &[u8], end: &End) -> Ordering {
+        collate::cmp(self.order(), key, &end.key)
     }
 }
 
@@ -557,7 +576,7 @@ fn in_range(entry: &Entry, key: &[u8], mut iter: Option<&mut Iter>) -> Verdict {
         }
     };
     for end in entry.ends.get(pos..).unwrap_or(&[]) {
-        let order = key.cmp(&end.key);
+        let order = entry.cmp(key, end);
         let passed = match end.range {
             EQ => order == Ordering::Equal,
             GE => order != Ordering::Less,
@@ -588,9 +607,9 @@ fn in_range(entry: &Entry, key: &[u8], mut iter: Option<&mut Iter>) -> Verdict {
     if entry.or { Verdict::Fail } else { Verdict::Pass }
 }
 
-/// Whether `key` meets `end`.
-fn end_met(end: &End, key: &[u8]) -> bool {
-    let order = key.cmp(&end.key);
+/// Whether `key` meets `end` of `entry`.
+fn end_met(entry: &Entry, end: &End, key: &[u8]) -> bool {
+    let order = entry.cmp(key, end);
     match end.range {
         EQ => order == Ordering::Equal,
         GE => order != Ordering::Less,
@@ -606,9 +625,10 @@ fn end_met(end: &End, key: &[u8]) -> bool {
 /// after a lower one. Its rows below the first end are iterated after (`Iter::catchup`).
 fn missed_end(entry: &Entry, after: usize) -> Option<usize> {
     let first = entry.ends.first().filter(|_| entry.or)?;
-    let missed = |e: &End| (e.range == EQ && e.key < first.key) || (e.range & LT != 0 && first.range & GT != 0);
+    let missed = |e: &End| (e.range == EQ && entry.cmp(&e.key, first) == Ordering::Less) || (e.range & LT != 0 && first.range & GT != 0);
     let ends = &entry.ends;
-    (after + 1..ends.len()).find(|&k| missed(&ends[k]) && !ends[1..k].iter().any(|e| missed(e) && e.key == ends[k].key))
+    (after + 1..ends.len())
+        .find(|&k| missed(&ends[k]) && !ends[1..k].iter().any(|e| missed(e) && entry.cmp(&e.key, &ends[k]) == Ordering::Equal))
 }
 
 /// A stored index key split into its index columns (as an end's key) and the primary key.
@@ -788,9 +808,9 @@ impl Ctx<'_> {
                 let mut insert = !entry.or;
                 let from = skip;
                 for end in entry.ends.get(from..).unwrap_or(&[]) {
-                    let order = key.cmp(&end.key);
+                    let order = entry.cmp(&key, end);
                     if entry.or {
-                        if end_met(end, &key) {
+                        if end_met(entry, end, &key) {
                             if end.range == GT {
                                 skip = entry.ends.len();
                             }
@@ -968,7 +988,7 @@ impl Ctx<'_> {
             let stored = self.s.cursors.get(id).key_bytes()?;
             let entry = &core.entries[iter.entry_pos];
             let (idxkey, pk) = split_of(self.sc, &entry.of, stored)?;
-            if iter.catchup > 0 && !(idxkey < entry.ends[0].key && end_met(&entry.ends[iter.catchup], &idxkey)) {
+            if iter.catchup > 0 && !(entry.cmp(&idxkey, &entry.ends[0]) == Ordering::Less && end_met(entry, &entry.ends[iter.catchup], &idxkey)) {
                 self.bump(core, iter)?;
                 if iter.consumed() {
                     return Ok(false);
@@ -1152,7 +1172,7 @@ mod tests {
     }
 
     fn entry(or: bool, ends: &[(u8, &[u8])]) -> Entry {
-        let mut e = Entry::new(Of::Table, String::new(), &cfg(EQ, or));
+        let mut e = Entry::new(Of::Table, String::new(), &cfg(EQ, or), None);
         e.ends = ends.iter().map(|&(r, k)| end(r, k)).collect();
         e
     }
@@ -1206,7 +1226,8 @@ mod tests {
         assert_eq!(missed_end(&entry(true, &[(GE, b"q"), (LT, b"d")]), 0), Some(1));
         assert_eq!(missed_end(&entry(true, &[(GE, b"q"), (LT, b"d")]), 1), None);
         assert_eq!(missed_end(&entry(false, &[(GE, b"q"), (LT, b"z")]), 0), None);
-        assert!(end_met(&end(LE, b"d"), b"d") && !end_met(&end(LT, b"d"), b"d") && end_met(&end(GT, b"d"), b"e"));
+        let e = entry(false, &[]);
+        assert!(end_met(&e, &end(LE, b"d"), b"d") && !end_met(&e, &end(LT, b"d"), b"d") && end_met(&e, &end(GT, b"d"), b"e"));
     }
 
     #[test]

@@ -72,6 +72,10 @@ impl Session {
                 "none" => String::new(),
                 name => name.to_string(),
             },
+            collator: match cfg.str("collator") {
+                "none" => String::new(),
+                name => name.to_string(),
+            },
         };
         check_columns(&spec)?;
         let existed = conn.registry().get(name).is_some();

@@ -38,6 +38,7 @@ impl Session {
             return Err(Error::new(Kind::Busy, format!("Can't create an index for table: {parent}")));
         }
         conn.extensions().check_create(ExtensionKind::Compressor, cfg.str("block_compressor"))?;
+        conn.extensions().check_create(ExtensionKind::Collator, cfg.str("collator"))?;
         let spec = table.spec();
         let columns = Columns::new(table.key_format(), table.value_format(), &spec.columns);
         let mut names: Vec<String> = cfg.list("columns").into_iter().map(str::to_string).collect();
@@ -105,6 +106,10 @@ impl Session {
             logged: spec.logged,
             pages: Limits::default(),
             block_compressor: match cfg.str("block_compressor") {
+                "none" => String::new(),
+                name => name.to_string(),
+            },
+            collator: match cfg.str("collator") {
                 "none" => String::new(),
                 name => name.to_string(),
             },

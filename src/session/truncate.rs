@@ -9,7 +9,7 @@ use scc::Guard;
 use crate::conn::Connection;
 use crate::error::{Error, Kind, Result};
 use crate::schema::Table;
-use crate::store::{Mode, Refused, Seek};
+use crate::store::{collate, Mode, Refused, Seek};
 
 use super::schema_ops::table_name;
 use super::{CursorId, Session};
@@ -39,7 +39,7 @@ impl Session {
             Truncate::Range { start, stop } => self.range_bounds(start, stop)?,
         };
         if let (Some(a), Some(b)) = (&start, &stop) {
-            if a > b {
+            if collate::cmp(table.collator().map(|c| &**c), a, b).is_gt() {
                 return Err(Error::invalid("the start cursor position is after the stop cursor position"));
             }
         }
@@ -91,7 +91,7 @@ impl Session {
                 table.layers().seek(at.as_deref(), dir, view, &guard)?.map(|(k, _)| k.into_owned())
             };
             let Some(key) = next else { break };
-            if to.is_some_and(|to| key.as_slice() > to) {
+            if to.is_some_and(|to| collate::cmp(table.collator().map(|c| &**c), &key, to).is_gt()) {
                 break;
             }
             match self.txn.write(table, &key, None, Mode::Remove) {

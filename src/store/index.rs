@@ -32,11 +32,13 @@
 //! Readers treat pending, tombstone and retired heads alike: absent.
 
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
 
 use scc::{Guard, HashIndex, Shared, Tag};
 use sdd::{Owned, Ptr};
 
+use super::collate::Collator;
 use super::key::{Key, KeyHashBuilder, Probe, ShortKey};
 use super::ordered::{Entry, Ordered, Steps};
 use super::version::{
@@ -161,6 +163,9 @@ pub struct Index {
     /// not hold may be in the tree, so a removed key's slot (its tombstone) stays until a merge
     /// has carried the removal into the tree.
     layered: bool,
+    /// A collator orders the keys (`tree` holds it): keys equal under it may differ in bytes,
+    /// so the hash indexes stay empty and point look-ups search the ordered index.
+    collated: bool,
 }
 
 impl Default for Index {
@@ -183,7 +188,13 @@ impl Index {
             short: HashIndex::with_hasher(KeyHashBuilder::default()),
             long: HashIndex::with_hasher(KeyHashBuilder::default()),
             layered: false,
+            collated: false,
         }
+    }
+
+    /// An empty index ordered by `collate` (`None`: bytewise), `layered` over a tree or not.
+    pub fn ordered_by(collate: Option<Arc<Collator>>, layered: bool) -> Self {
+        Index { collated: collate.is_some(), tree: Ordered::ordered_by(collate), layered, ..Index::new() }
     }
 
     /// An empty index layered over a tree: keys it does not hold are looked up there, and
@@ -202,13 +213,39 @@ impl Index {
     /// instead), which lets the compiler inline that look-up here (inlined into each caller, the
     /// look-up would have several call sites and stay out of line: ~20 more instructions). The
     /// visibility check stays in the caller, which has the view at hand.
+    ///
+    /// This is the hash index's answer alone, which a collated index does not use (keys equal
+    /// under its collator may differ in bytes): its `None` is final only for an index without
+    /// a collator. [`Index::head`] answers for every index.
     #[inline(never)]
-    pub fn head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
+    pub fn hashed_head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
         let slot = match ShortKey::new(key) {
             Some(short) => self.short.peek(&short, guard),
             None => self.long_peek(&Probe::new(key), guard),
         }?;
         slot.head.load(Acquire, guard).as_ref()
+    }
+
+    /// The newest version of `key`, as [`Index::hashed_head`], through the ordered index in a
+    /// collated index.
+    #[inline]
+    pub fn head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
+        match self.hashed_head(key, guard) {
+            None if self.collated => self.collated_head(key, guard),
+            found => found,
+        }
+    }
+
+    /// [`Index::head`] of a collated index: through the ordered index.
+    #[cold]
+    #[inline(never)]
+    fn collated_head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
+        let found = self.tree.get(&Probe::new(key), guard);
+        if super::collate::failed() {
+            // What a failed comparison found is no answer: the caller's operation reports it.
+            return None;
+        }
+        found?.slot.head.load(Acquire, guard).as_ref()
     }
 
     /// The value of `key` that `view` sees, or `None` if absent or removed.
@@ -230,6 +267,9 @@ impl Index {
     /// The slot of the probed key in the hash index (short or long keys).
     #[inline]
     fn hash_peek<'g>(&'g self, probe: &Probe<'_>, guard: &'g Guard) -> Option<&'g Shared<Slot>> {
+        if self.collated {
+            return self.tree.get(probe, guard).map(|e| &e.slot);
+        }
         if probe.short().is_some() {
             self.short.peek(probe, guard)
         } else {
@@ -421,7 +461,7 @@ impl Index {
         let start = from.map(Probe::new);
         let end = to.map(Probe::new);
         for entry in self.steps(start.as_ref(), Seek::Ge, &guard) {
-            if end.as_ref().is_some_and(|end| end.cmp_prefixed(entry.key.prefix(), &entry.key).is_le()) {
+            if end.as_ref().is_some_and(|end| self.tree.cmp(end, &entry.key).is_le()) {
                 break;
             }
             if self.retire_merged(entry, upto, pinned, &guard) {
@@ -521,7 +561,7 @@ impl Index {
     pub(crate) fn tree_entries(&self) -> usize {
         let tree = self.tree.len();
         assert_eq!(
-            tree,
+            if self.collated { 0 } else { tree },
             self.short.len() + self.long.len(),
             "tree and hash index disagree"
         );
@@ -655,6 +695,11 @@ impl Index {
                     }
                     published = true;
                 }
+                if self.collated && super::collate::failed() {
+                    // A comparison failed: the slot found (or the existence answer) may be
+                    // another key's. Nothing is installed; the caller reports the failure.
+                    return Err(Refused::Failed);
+                }
                 let version = match new.take() {
                     Some(version) => version,
                     None => {
@@ -740,6 +785,10 @@ impl Index {
         owned_key: &mut Option<Key>,
         guard: &Guard,
     ) -> bool {
+        if self.collated {
+            // Only the ordered index holds a collated table's slots.
+            return true;
+        }
         let target = slot.as_ptr();
         loop {
             let inserted = match probe.short() {

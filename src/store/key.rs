@@ -25,6 +25,8 @@ use std::sync::Arc;
 
 use scc::{Comparable, Equivalent};
 
+use super::collate::Collator;
+
 /// Longest key stored inline in a [`Key`] (longer keys take one heap allocation).
 pub const INLINE_KEY_LEN: usize = 22;
 
@@ -210,20 +212,92 @@ impl From<&[u8]> for Key {
 ///
 /// Built once per operation ([`Probe::new`] does not allocate); every comparison in the tree
 /// descent then starts with one integer comparison against the stored [`Key`] prefix.
+///
+/// `O` is the tree's order: [`Bytes`] (a type of no size: the bytewise comparisons are
+/// compiled as if it were not there), or a table's collator (`&Collator`), whose comparisons
+/// are calls to it.
 #[derive(Clone, Copy)]
-pub struct Probe<'a> {
+pub struct Probe<'a, O: KeyOrder = Bytes> {
     prefix: u64,
     bytes: &'a [u8],
+    order: O,
+}
+
+/// How a tree orders its keys, as a type: the ordered index is generic over it, so that the
+/// bytewise code is the same as without collators and the collated code a copy of it.
+pub trait KeyOrder: Copy {
+    /// Whether a collator decides (known at compile time: the bytewise copies drop the tests).
+    const COLLATED: bool;
+    /// Orders the bytes of two keys.
+    fn cmp_bytes(self, a: &[u8], b: &[u8]) -> Ordering;
+    /// Whether `a` orders before `b`.
+    fn lt(self, a: &Key, b: &Key) -> bool;
+    /// `probe` in this order.
+    fn of<'a>(self, probe: &Probe<'a>) -> Probe<'a, Self> {
+        Probe { prefix: probe.prefix, bytes: probe.bytes, order: self }
+    }
+}
+
+/// Bytewise order (`memcmp` of the packed keys, a proper prefix first).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bytes;
+
+impl KeyOrder for Bytes {
+    const COLLATED: bool = false;
+
+    #[inline(always)]
+    fn cmp_bytes(self, a: &[u8], b: &[u8]) -> Ordering {
+        a.cmp(b)
+    }
+
+    #[inline(always)]
+    fn lt(self, a: &Key, b: &Key) -> bool {
+        a < b
+    }
+}
+
+impl KeyOrder for &Collator {
+    const COLLATED: bool = true;
+
+    #[inline(always)]
+    fn cmp_bytes(self, a: &[u8], b: &[u8]) -> Ordering {
+        self.order(a, b)
+    }
+
+    #[inline(always)]
+    fn lt(self, a: &Key, b: &Key) -> bool {
+        self.order(a.as_bytes(), b.as_bytes()).is_lt()
+    }
 }
 
 impl<'a> Probe<'a> {
     /// Prepares `bytes` for look-ups.
     #[inline(always)]
     pub fn new(bytes: &'a [u8]) -> Self {
-        Probe {
-            prefix: prefix_of(bytes),
-            bytes,
-        }
+        Probe::with_order(bytes, Bytes)
+    }
+
+    /// The probed key as a [`ShortKey`], if it has at most [`SHORT_KEY_LEN`] bytes.
+    #[inline(always)]
+    pub(crate) fn short(&self) -> Option<ShortKey> {
+        (self.bytes.len() <= SHORT_KEY_LEN).then_some(ShortKey {
+            prefix: self.prefix,
+            len: self.bytes.len() as u64,
+        })
+    }
+}
+
+impl<'a, O: KeyOrder> Probe<'a, O> {
+    /// Prepares `bytes` for look-ups in a tree of order `order`.
+    #[inline(always)]
+    pub(crate) fn with_order(bytes: &'a [u8], order: O) -> Self {
+        Probe { prefix: prefix_of(bytes), bytes, order }
+    }
+
+    /// The tree's order.
+    #[inline(always)]
+    pub(crate) fn order(&self) -> O {
+        self.order
     }
 
     /// The probed bytes.
@@ -242,23 +316,18 @@ impl<'a> Probe<'a> {
     /// its keys' prefixes beside them): the prefixes decide, else the bytes after them.
     #[inline(always)]
     pub(crate) fn cmp_prefixed(&self, prefix: u64, key: &Key) -> Ordering {
+        if O::COLLATED {
+            return self.order.cmp_bytes(self.bytes, key.as_bytes());
+        }
         match self.prefix.cmp(&prefix) {
             Ordering::Equal => cmp_after_prefix(self.bytes, key.as_bytes()),
             unequal => unequal,
         }
     }
 
-    /// The probed key as a [`ShortKey`], if it has at most [`SHORT_KEY_LEN`] bytes.
-    #[inline(always)]
-    pub(crate) fn short(&self) -> Option<ShortKey> {
-        (self.bytes.len() <= SHORT_KEY_LEN).then_some(ShortKey {
-            prefix: self.prefix,
-            len: self.bytes.len() as u64,
-        })
-    }
 }
 
-impl fmt::Debug for Probe<'_> {
+impl<O: KeyOrder> fmt::Debug for Probe<'_, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Probe({:02x?})", self.bytes)
     }

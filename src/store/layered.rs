@@ -24,6 +24,7 @@ use std::borrow::Cow;
 
 use scc::Guard;
 
+use super::collate::{self, Order};
 use super::index::{Index, Seek, Staged};
 use super::version::{is_prepared, PREPARED_VALUE};
 use super::version::{Data, Horizon, ReadView, Version, TS_LATEST, TXN_COMMITTED};
@@ -76,11 +77,12 @@ struct Ahead {
 impl Ahead {
     /// Whether the answer holds for a step from `key`: `key` lies between `from` (included) and
     /// the entry found (excluded).
-    fn covers(&self, key: &[u8]) -> bool {
+    fn covers(&self, key: &[u8], order: Order<'_>) -> bool {
+        let cmp = |a: &[u8], b: &[u8]| collate::cmp(order, a, b);
         if self.forward {
-            self.from.as_slice() <= key && self.next.as_deref().is_none_or(|n| key < n)
+            cmp(&self.from, key).is_le() && self.next.as_deref().is_none_or(|n| cmp(key, n).is_lt())
         } else {
-            key <= self.from.as_slice() && self.next.as_deref().is_none_or(|n| key > n)
+            cmp(key, &self.from).is_le() && self.next.as_deref().is_none_or(|n| cmp(key, n).is_gt())
         }
     }
 }
@@ -143,10 +145,11 @@ impl<'t> Layers<'t> {
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (Some((k, _)), Some((t, _))) => {
+                    let order = tree.cmp(k, t);
                     if forward {
-                        k.as_ref() <= t.as_ref()
+                        order.is_le()
                     } else {
-                        k.as_ref() >= t.as_ref()
+                        order.is_ge()
                     }
                 }
             };
@@ -184,7 +187,7 @@ impl<'t> Layers<'t> {
         let forward = matches!(dir, Seek::Ge | Seek::Gt);
         let steady = view.txn == TXN_COMMITTED && view.ts < TS_LATEST && matches!(dir, Seek::Gt | Seek::Lt);
         if let (true, Some(key), Some(a)) = (steady, from, ahead.as_ref()) {
-            if a.view == view && a.forward == forward && a.covers(key) {
+            if a.view == view && a.forward == forward && a.covers(key, self.tree.and_then(Tree::order)) {
                 let Some(next) = &a.next else { return None };
                 if let Some(data) = self.index.head(next, guard).and_then(|v| v.data_in(&view, guard)) {
                     if is_prepared(data) {

@@ -25,12 +25,14 @@
 //! See [`version`] for the version layout and the visibility rule; `crate::txn` decides the
 //! timestamps, snapshots and reclamation horizon.
 
+pub mod collate;
 pub mod index;
 pub mod key;
 pub mod layered;
 pub mod ordered;
 pub mod version;
 
+pub use collate::{Collate, Collator};
 pub use index::{Exists, Index, Missing, Mode, Refused, Seek, VersionStats, WriteCtx, Written};
 pub use key::{Key, KeyHashBuilder, Probe, INLINE_KEY_LEN};
 pub use layered::{prepare_conflict, Layers, SeekHint};
@@ -41,6 +43,9 @@ pub use version::{
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod collate_tests;
 
 #[cfg(test)]
 mod stress_tests;

@@ -10,7 +10,7 @@ use sdd::Guard;
 
 use super::node::{Entry, Fence, Leaf, Target};
 use super::Ordered;
-use crate::store::key::{Key, Probe};
+use crate::store::key::{Bytes, Key, KeyOrder, Probe};
 
 /// A position in an [`Ordered`] index: on an entry, or past either end.
 pub struct Cursor<'g> {
@@ -33,7 +33,7 @@ impl<'g> Cursor<'g> {
     }
 
     /// The first entry `>= probe` (`> probe` with `strict`).
-    pub(super) fn seek_ge(tree: &'g Ordered, probe: &Probe<'_>, strict: bool, guard: &'g Guard) -> Self {
+    pub(super) fn seek_ge<O: KeyOrder>(tree: &'g Ordered, probe: &Probe<'_, O>, strict: bool, guard: &'g Guard) -> Self {
         loop {
             let (leaf, v) = tree.leaf_for(probe, guard);
             let n = leaf.len();
@@ -51,6 +51,16 @@ impl<'g> Cursor<'g> {
                 if let Some(found) = Cursor::first_from(tree, guard, next) {
                     return found;
                 }
+            }
+        }
+    }
+
+    /// The first entry.
+    pub(super) fn first(tree: &'g Ordered, guard: &'g Guard) -> Self {
+        loop {
+            let leaf = tree.descend::<Bytes>(Target::First, guard);
+            if let Some(found) = Cursor::first_from(tree, guard, Some(leaf)) {
+                return found;
             }
         }
     }
@@ -73,11 +83,17 @@ impl<'g> Cursor<'g> {
     }
 
     /// The last entry `<= probe` (`< probe` with `strict`; the last entry for `None`).
-    pub(super) fn seek_le(tree: &'g Ordered, probe: Option<&Probe<'_>>, strict: bool, guard: &'g Guard) -> Self {
+    pub(super) fn seek_le<O: KeyOrder>(
+        tree: &'g Ordered,
+        order: O,
+        probe: Option<&Probe<'_, O>>,
+        strict: bool,
+        guard: &'g Guard,
+    ) -> Self {
         let mut probe = probe.copied();
         let mut strict = strict;
         'restart: loop {
-            let target = match probe {
+            let target: Target<'_, O> = match probe {
                 None => Target::Last,
                 Some(p) if strict => Target::Before(p),
                 Some(p) => Target::Key(p),
@@ -122,7 +138,7 @@ impl<'g> Cursor<'g> {
                 match low {
                     None => return Cursor::end(tree, guard),
                     Some(low) => {
-                        probe = Some(Probe::new(low.as_bytes()));
+                        probe = Some(Probe::with_order(low.as_bytes(), order));
                         strict = true;
                         continue 'restart;
                     }
@@ -143,7 +159,7 @@ impl<'g> Cursor<'g> {
         if let Some(moved) = self.next_in_leaves() {
             return moved;
         }
-        *self = Cursor::seek_ge(self.tree, &Probe::new(at.key.as_bytes()), true, self.guard);
+        *self = self.tree.seek_ge(&Probe::new(at.key.as_bytes()), true, self.guard);
         self.at
     }
 
@@ -179,7 +195,7 @@ impl<'g> Cursor<'g> {
                 }
             }
         }
-        *self = Cursor::seek_le(self.tree, Some(&Probe::new(at.key.as_bytes())), true, self.guard);
+        *self = self.tree.seek_le(Some(&Probe::new(at.key.as_bytes())), true, self.guard);
         self.at
     }
 

@@ -30,6 +30,7 @@ mod smo;
 mod tests;
 
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 use parking_lot::Mutex;
@@ -41,8 +42,26 @@ pub use node::Entry;
 #[cfg(loom)]
 pub(crate) use latch::Latch;
 
-use crate::store::key::Probe;
+use crate::store::collate::Collator;
+use crate::store::key::{Bytes, Key, KeyOrder, Probe};
 use node::{deref, publish, Fence, Leaf, Node, Target, LEAF_CAP};
+
+/// Runs `$body` with `$o` the tree's order, [`Bytes`] or its collator: the body is compiled
+/// once for each (the bytewise copy is the code of a tree without collators).
+macro_rules! by_order {
+    ($tree:expr, |$o:ident| $body:expr) => {
+        match $tree.collate.as_deref() {
+            None => {
+                let $o = Bytes;
+                $body
+            }
+            Some(c) => {
+                let $o = c;
+                $body
+            }
+        }
+    };
+}
 
 /// The ordered index: key -> [`Entry`].
 pub struct Ordered {
@@ -53,6 +72,8 @@ pub struct Ordered {
     last: AtomicRaw<Node>,
     /// Serializes structure changes (splits, removals of emptied leaves, root changes).
     smo: Mutex<()>,
+    /// The collator of a collated table (`None`: bytewise order, compared through heads).
+    collate: Option<Arc<Collator>>,
 }
 
 impl Default for Ordered {
@@ -70,14 +91,30 @@ impl fmt::Debug for Ordered {
 impl Ordered {
     /// An empty index: one empty leaf.
     pub fn new() -> Self {
+        Ordered::ordered_by(None)
+    }
+
+    /// An empty index ordered by `collate` (`None`: bytewise).
+    pub fn ordered_by(collate: Option<Arc<Collator>>) -> Self {
         let root = publish(Node::Leaf(Leaf::new()));
-        Ordered { root: AtomicRaw::new(root), last: AtomicRaw::new(root), smo: Mutex::new(()) }
+        Ordered { root: AtomicRaw::new(root), last: AtomicRaw::new(root), smo: Mutex::new(()), collate }
+    }
+
+    /// Whether a collator orders the keys.
+    #[inline(always)]
+    fn collated(&self) -> bool {
+        self.collate.is_some()
+    }
+
+    /// Orders `probe` against `key` in this tree's order.
+    pub(crate) fn cmp(&self, probe: &Probe<'_>, key: &Key) -> std::cmp::Ordering {
+        by_order!(self, |o| o.of(probe).cmp_prefixed(key.prefix(), key))
     }
 
     /// The leaf the inner nodes route `target` to (it may have split since: callers move
     /// right).
     #[inline]
-    fn descend<'g>(&self, target: Target<'_>, guard: &'g Guard) -> &'g Leaf {
+    fn descend<'g, O: KeyOrder>(&self, target: Target<'_, O>, guard: &'g Guard) -> &'g Leaf {
         let mut node = deref(self.root.load(Acquire, guard)).expect("the tree has a root");
         loop {
             match node {
@@ -92,7 +129,7 @@ impl Ordered {
 
     /// The leaf whose range holds `probe`'s key, and the version to read it under.
     #[inline]
-    fn leaf_for<'g>(&self, probe: &Probe<'_>, guard: &'g Guard) -> (&'g Leaf, u64) {
+    fn leaf_for<'g, O: KeyOrder>(&self, probe: &Probe<'_, O>, guard: &'g Guard) -> (&'g Leaf, u64) {
         'restart: loop {
             let mut leaf = self.descend(Target::Key(*probe), guard);
             loop {
@@ -107,7 +144,14 @@ impl Ordered {
     }
 
     /// The entry of `probe`'s key.
+    #[inline]
     pub fn get<'g>(&self, probe: &Probe<'_>, guard: &'g Guard) -> Option<&'g Entry> {
+        by_order!(self, |o| self.get_by(&o.of(probe), guard))
+    }
+
+    /// [`get`](Self::get) in the tree's order `O`.
+    #[inline]
+    fn get_by<'g, O: KeyOrder>(&self, probe: &Probe<'_, O>, guard: &'g Guard) -> Option<&'g Entry> {
         loop {
             let (leaf, v) = self.leaf_for(probe, guard);
             let n = leaf.len();
@@ -123,7 +167,7 @@ impl Ordered {
 
     /// Locks the leaf whose range holds `probe`'s key.
     #[inline]
-    fn lock_leaf<'g>(&self, probe: &Probe<'_>, guard: &'g Guard) -> (&'g Leaf, latch::Locked<'g>) {
+    fn lock_leaf<'g, O: KeyOrder>(&self, probe: &Probe<'_, O>, guard: &'g Guard) -> (&'g Leaf, latch::Locked<'g>) {
         'restart: loop {
             let mut leaf = self.descend(Target::Key(*probe), guard);
             loop {
@@ -143,7 +187,7 @@ impl Ordered {
     /// Locks the rightmost leaf if `probe` is past its last key (an append, which then needs no
     /// descent), and returns its entry count.
     #[inline]
-    fn lock_last<'g>(&self, probe: &Probe<'_>, guard: &'g Guard) -> Option<(&'g Leaf, latch::Locked<'g>, usize)> {
+    fn lock_last<'g, O: KeyOrder>(&self, probe: &Probe<'_, O>, guard: &'g Guard) -> Option<(&'g Leaf, latch::Locked<'g>, usize)> {
         let leaf = deref(self.last.load(Acquire, guard))?.leaf();
         let locked = leaf.latch.lock().ok()?;
         if !leaf.high.load(Relaxed, guard).is_null() {
@@ -160,9 +204,15 @@ impl Ordered {
     /// Inserts `entry` unless its key is there: returns the key's entry, and `entry` back if it
     /// was not inserted.
     pub fn insert<'g>(&self, entry: Owned<Entry>, guard: &'g Guard) -> (&'g Entry, Option<Owned<Entry>>) {
+        by_order!(self, |o| self.insert_by(o, entry, guard))
+    }
+
+    /// [`insert`](Self::insert) in the tree's order `O`.
+    #[inline]
+    fn insert_by<'g, O: KeyOrder>(&self, order: O, entry: Owned<Entry>, guard: &'g Guard) -> (&'g Entry, Option<Owned<Entry>>) {
         // The entry's memory outlives the guard even if it is handed back and dropped (its
         // drop goes through the collector).
-        let probe = Probe::new(entry.get_guarded_ref(guard).key.as_bytes());
+        let probe = Probe::with_order(entry.get_guarded_ref(guard).key.as_bytes(), order);
         let mut entry = Some(entry);
         loop {
             let (leaf, locked, n, (at, found)) = match self.lock_last(&probe, guard) {
@@ -193,6 +243,11 @@ impl Ordered {
 
     /// Removes the entry of `probe`'s key if `pred` approves of it; returns whether it did.
     pub fn remove_if(&self, probe: &Probe<'_>, pred: impl FnOnce(&Entry) -> bool) -> bool {
+        by_order!(self, |o| self.remove_if_by(&o.of(probe), pred))
+    }
+
+    /// [`remove_if`](Self::remove_if) in the tree's order `O`.
+    fn remove_if_by<O: KeyOrder>(&self, probe: &Probe<'_, O>, pred: impl FnOnce(&Entry) -> bool) -> bool {
         let guard = Guard::new();
         let (leaf, locked) = self.lock_leaf(probe, &guard);
         let n = leaf.len();
@@ -209,7 +264,7 @@ impl Ordered {
         // for.
         unsafe { node::release(raw) };
         if n == 1 {
-            self.remove_leaf(leaf, &guard);
+            self.remove_leaf(probe.order(), leaf, &guard);
         }
         true
     }
@@ -220,14 +275,19 @@ impl Ordered {
     /// left meanwhile (another remover took them, or a key went and came back as a new entry)
     /// are passed over.
     pub fn remove_entries(&self, doomed: &[&Entry], guard: &Guard) -> usize {
+        by_order!(self, |o| self.remove_entries_by(o, doomed, guard))
+    }
+
+    /// [`remove_entries`](Self::remove_entries) in the tree's order `O`.
+    fn remove_entries_by<O: KeyOrder>(&self, order: O, doomed: &[&Entry], guard: &Guard) -> usize {
         let mut removed = 0;
         let mut rest = doomed;
         let mut gone = [RawPtr::null(); LEAF_CAP];
         while let Some(first) = rest.first() {
-            let (leaf, locked) = self.lock_leaf(&Probe::new(first.key.as_bytes()), guard);
+            let (leaf, locked) = self.lock_leaf(&Probe::with_order(first.key.as_bytes(), order), guard);
             // This leaf's share: the doomed keys below its high fence (the first one is).
             let here = match leaf.high(guard) {
-                Some(high) => rest.partition_point(|e| e.key < *high),
+                Some(high) => rest.partition_point(|e| order.lt(&e.key, high)),
                 None => rest.len(),
             };
             let (mine, later) = rest.split_at(here);
@@ -239,7 +299,7 @@ impl Ordered {
                 let raw = leaf.entries[r].load(Relaxed, guard);
                 let entry = deref(raw).expect("a locked leaf is complete");
                 // Doomed entries ordered before this one are no longer here.
-                while d < mine.len() && !std::ptr::eq(mine[d], entry) && mine[d].key < entry.key {
+                while d < mine.len() && !std::ptr::eq(mine[d], entry) && order.lt(&mine[d].key, &entry.key) {
                     d += 1;
                 }
                 if d < mine.len() && std::ptr::eq(mine[d], entry) {
@@ -267,7 +327,7 @@ impl Ordered {
             }
             removed += g;
             if g > 0 && w == 0 {
-                self.remove_leaf(leaf, guard);
+                self.remove_leaf(order, leaf, guard);
             }
         }
         removed
@@ -275,17 +335,21 @@ impl Ordered {
 
     /// A cursor on the first entry `>= probe` (`> probe` with `strict`).
     pub fn seek_ge<'g>(&'g self, probe: &Probe<'_>, strict: bool, guard: &'g Guard) -> Cursor<'g> {
-        Cursor::seek_ge(self, probe, strict, guard)
+        by_order!(self, |o| Cursor::seek_ge(self, &o.of(probe), strict, guard))
     }
 
     /// A cursor on the last entry `<= probe` (`< probe` with `strict`; the last entry for
     /// `None`).
     pub fn seek_le<'g>(&'g self, probe: Option<&Probe<'_>>, strict: bool, guard: &'g Guard) -> Cursor<'g> {
-        Cursor::seek_le(self, probe, strict, guard)
+        by_order!(self, |o| Cursor::seek_le(self, o, probe.map(|p| o.of(p)).as_ref(), strict, guard))
     }
 
     /// Every entry in key order.
     pub fn iter<'g>(&'g self, guard: &'g Guard) -> Steps<'g> {
+        if self.collated() {
+            // The empty key is not the least under every collator.
+            return Cursor::first(self, guard).steps(true);
+        }
         self.seek_ge(&Probe::new(&[]), false, guard).steps(true)
     }
 

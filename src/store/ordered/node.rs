@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize};
 use sdd::{AtomicRaw, Guard, Owned, RawPtr, Shared};
 
 use super::latch::Latch;
-use crate::store::key::{cmp_after_prefix, prefix_of, Key, Probe};
+use crate::store::key::{cmp_after_prefix, prefix_of, Bytes, Key, KeyOrder, Probe};
 use crate::store::version::Slot;
 
 /// Entries a leaf holds.
@@ -44,11 +44,11 @@ pub(super) enum Node {
 
 /// Where a descent goes.
 #[derive(Clone, Copy)]
-pub(super) enum Target<'a> {
+pub(super) enum Target<'a, O: KeyOrder = Bytes> {
     /// The leaf whose range holds the key.
-    Key(Probe<'a>),
+    Key(Probe<'a, O>),
     /// The leaf whose range holds the keys just below the key (predecessor searches).
-    Before(Probe<'a>),
+    Before(Probe<'a, O>),
     /// The first leaf.
     First,
     /// The last leaf.
@@ -84,8 +84,8 @@ impl<'a> Sought<'a> {
     /// against every key of the node when the shared bytes decide it. `bytes` loads the shared
     /// bytes, needed only past the 8th (`None`: they changed meanwhile).
     #[inline(always)]
-    pub(super) fn new<'c>(
-        probe: &Probe<'a>,
+    pub(super) fn new<'c, O: KeyOrder>(
+        probe: &Probe<'a, O>,
         common: Common,
         bytes: impl FnOnce() -> Option<&'c [u8]>,
     ) -> Option<Result<Self, Ordering>> {
@@ -167,6 +167,7 @@ pub(super) unsafe fn release<T: 'static>(raw: RawPtr<'_, T>) {
 /// search compares heads in the leaf and loads an entry only on a tie), the next leaf, and
 /// the fence keys of its range `[low, high)` (null: unbounded). Every key in the range shares
 /// the fences' common prefix (`skip` bytes, 0 without both fences): heads start after it.
+/// A collated tree keeps them too but never reads them: its comparisons are the collator's.
 ///
 /// Every field is an atomic, so readers may read a leaf while its writer changes it; the latch
 /// tells them whether what they read is consistent.
@@ -214,7 +215,7 @@ impl Leaf {
     /// `probe` as this leaf compares it (`Err`: its order against every key of the range), with
     /// the leaf's `skip`. `None` if the fences changed meanwhile (the latch check fails).
     #[inline(always)]
-    pub(super) fn sought<'a>(&self, probe: &Probe<'a>, guard: &Guard) -> Option<(Result<Sought<'a>, Ordering>, usize)> {
+    pub(super) fn sought<'a, O: KeyOrder>(&self, probe: &Probe<'a, O>, guard: &Guard) -> Option<(Result<Sought<'a>, Ordering>, usize)> {
         let common = Common { skip: self.skip.load(Relaxed), head: self.common_head.load(Relaxed) };
         let sought = Sought::new(probe, common, || self.low(guard).map(Key::as_bytes))?;
         Some((sought, common.skip))
@@ -228,7 +229,10 @@ impl Leaf {
 
     /// Orders `probe` against entry `i`.
     #[inline]
-    pub(super) fn cmp_entry(&self, probe: &Probe<'_>, i: usize, guard: &Guard) -> Option<Ordering> {
+    pub(super) fn cmp_entry<O: KeyOrder>(&self, probe: &Probe<'_, O>, i: usize, guard: &Guard) -> Option<Ordering> {
+        if O::COLLATED {
+            return Some(probe.order().cmp_bytes(probe.bytes(), self.entry(i, guard)?.key.as_bytes()));
+        }
         match self.sought(probe, guard)? {
             (Ok(sought), skip) => self.cmp_at(&sought, skip, i, guard),
             (Err(order), _) => Some(order),
@@ -260,9 +264,12 @@ impl Leaf {
     /// The first of the `n` entries not below `probe`, and whether it equals `probe`. `None`
     /// if an entry was missing (a reader met a writer; the latch check fails).
     #[inline]
-    pub(super) fn lower_bound(&self, probe: &Probe<'_>, n: usize, guard: &Guard) -> Option<(usize, bool)> {
+    pub(super) fn lower_bound<O: KeyOrder>(&self, probe: &Probe<'_, O>, n: usize, guard: &Guard) -> Option<(usize, bool)> {
         if n == 0 {
             return Some((0, false));
+        }
+        if O::COLLATED {
+            return self.lower_bound_collated(probe, n, guard);
         }
         let (sought, skip) = match self.sought(probe, guard)? {
             (Ok(sought), skip) => (sought, skip),
@@ -279,6 +286,21 @@ impl Leaf {
         while lo < hi {
             let mid = (lo + hi) / 2;
             match self.cmp_at(&sought, skip, mid, guard)? {
+                Ordering::Greater => lo = mid + 1,
+                Ordering::Equal => return Some((mid, true)),
+                Ordering::Less => hi = mid,
+            }
+        }
+        Some((lo, false))
+    }
+
+    /// [`lower_bound`](Self::lower_bound) in a collated tree: a call per comparison.
+    #[inline(never)]
+    fn lower_bound_collated<O: KeyOrder>(&self, probe: &Probe<'_, O>, n: usize, guard: &Guard) -> Option<(usize, bool)> {
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match probe.order().cmp_bytes(probe.bytes(), self.entry(mid, guard)?.key.as_bytes()) {
                 Ordering::Greater => lo = mid + 1,
                 Ordering::Equal => return Some((mid, true)),
                 Ordering::Less => hi = mid,
@@ -404,7 +426,7 @@ impl Inner {
 
     /// The child a descent to `target` takes.
     #[inline]
-    pub(super) fn route(&self, target: Target<'_>) -> usize {
+    pub(super) fn route<O: KeyOrder>(&self, target: Target<'_, O>) -> usize {
         match target {
             Target::First => 0,
             Target::Last => self.keys.len(),
@@ -417,7 +439,10 @@ impl Inner {
     /// The number of separators `s` with `probe` compared to `s` above `bar` (`Less`: `s <=
     /// probe`; `Equal`: `s < probe`).
     #[inline]
-    fn count_below(&self, probe: &Probe<'_>, bar: Ordering) -> usize {
+    fn count_below<O: KeyOrder>(&self, probe: &Probe<'_, O>, bar: Ordering) -> usize {
+        if O::COLLATED {
+            return self.count_below_collated(probe, bar);
+        }
         let sought = match Sought::new(probe, self.common, || Some(self.keys[0].as_bytes())) {
             Some(Ok(sought)) => sought,
             Some(Err(Ordering::Less)) => return 0,
@@ -439,6 +464,12 @@ impl Inner {
             }
         }
         lo
+    }
+
+    /// [`count_below`](Self::count_below) in a collated tree: a call per comparison.
+    #[inline(never)]
+    fn count_below_collated<O: KeyOrder>(&self, probe: &Probe<'_, O>, bar: Ordering) -> usize {
+        self.keys.partition_point(|k| probe.order().cmp_bytes(probe.bytes(), k.as_bytes()) > bar)
     }
 
     /// The child at `i`.

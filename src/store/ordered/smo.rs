@@ -9,7 +9,7 @@ use sdd::{Guard, RawPtr};
 
 use super::node::{deref, publish, release, Inner, Leaf, Node, Target, INNER_CAP, LEAF_CAP};
 use super::Ordered;
-use crate::store::key::{Key, Probe};
+use crate::store::key::{Key, KeyOrder, Probe};
 
 /// One inner node on the way down, and the child taken.
 struct Step<'g> {
@@ -21,7 +21,7 @@ struct Step<'g> {
 impl Ordered {
     /// The inner nodes from the root down to `leaf`, which `target` routes to (`None` if it
     /// does not: the leaf left the tree).
-    fn path_to<'g>(&self, leaf: &Leaf, target: Target<'_>, guard: &'g Guard) -> Option<Vec<Step<'g>>> {
+    fn path_to<'g, O: KeyOrder>(&self, leaf: &Leaf, target: Target<'_, O>, guard: &'g Guard) -> Option<Vec<Step<'g>>> {
         let mut path = Vec::new();
         let mut raw = self.root.load(Acquire, guard);
         loop {
@@ -46,7 +46,7 @@ impl Ordered {
 
     /// Splits the full `leaf`, in which inserting `probe` found no room (unless another writer
     /// split it first).
-    pub(super) fn split<'g>(&self, leaf: &'g Leaf, probe: &Probe<'_>, guard: &'g Guard) {
+    pub(super) fn split<'g, O: KeyOrder>(&self, leaf: &'g Leaf, probe: &Probe<'_, O>, guard: &'g Guard) {
         let _smo = self.smo.lock();
         let Ok(locked) = leaf.latch.lock() else { return };
         let n = leaf.len();
@@ -54,7 +54,7 @@ impl Ordered {
             return;
         }
         let first = leaf.entry(0, guard).expect("a locked leaf is complete");
-        let Some(path) = self.path_to(leaf, Target::Key(Probe::new(first.key.as_bytes())), guard) else {
+        let Some(path) = self.path_to(leaf, Target::Key(Probe::with_order(first.key.as_bytes(), probe.order())), guard) else {
             return;
         };
         let last = &leaf.entry(n - 1, guard).expect("a locked leaf is complete").key;
@@ -132,7 +132,7 @@ impl Ordered {
     /// Takes the emptied `leaf` out of the tree (unless it filled again meanwhile, or is the
     /// only leaf): its range joins a neighbour's, and the branch that held only it leaves its
     /// nearest ancestor with other children.
-    pub(super) fn remove_leaf<'g>(&self, leaf: &'g Leaf, guard: &'g Guard) {
+    pub(super) fn remove_leaf<'g, O: KeyOrder>(&self, order: O, leaf: &'g Leaf, guard: &'g Guard) {
         let _smo = self.smo.lock();
         let Ok(locked) = leaf.latch.lock() else { return };
         if leaf.len() > 0 {
@@ -140,7 +140,7 @@ impl Ordered {
         }
         let low = leaf.low(guard);
         let target = match low {
-            Some(low) => Target::Key(Probe::new(low.as_bytes())),
+            Some(low) => Target::Key(Probe::with_order(low.as_bytes(), order)),
             None => Target::First,
         };
         let Some(path) = self.path_to(leaf, target, guard) else { return };
@@ -149,7 +149,7 @@ impl Ordered {
         };
         let bottom = path.last().expect("a kept ancestor is on the path");
         let leaf_raw = bottom.inner.child(bottom.child, guard);
-        let left = low.map(|low| self.leaf_before(low, guard));
+        let left = low.map(|low| self.leaf_before(order, low, guard));
         let old_fence = if path[keep].child > 0 {
             // The range joins the left neighbour's (the last leaf of the previous branch).
             let left = left.expect("a leaf after a sibling branch has a low fence");
@@ -199,8 +199,8 @@ impl Ordered {
     }
 
     /// The leaf whose range ends at `low` (under the structure mutex: the tree is consistent).
-    fn leaf_before<'g>(&self, low: &Key, guard: &'g Guard) -> &'g Leaf {
-        let probe = Probe::new(low.as_bytes());
+    fn leaf_before<'g, O: KeyOrder>(&self, order: O, low: &Key, guard: &'g Guard) -> &'g Leaf {
+        let probe = Probe::with_order(low.as_bytes(), order);
         let mut leaf = self.descend(Target::Before(probe), guard);
         while let Some(high) = leaf.high(guard) {
             if probe.cmp_prefixed(high.prefix(), high).is_le() {
