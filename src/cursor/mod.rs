@@ -131,6 +131,7 @@ impl Cursor {
 
     /// Makes a parked cursor new again for `open_cursor` with the new configuration
     /// (`cursor-cache.md` §2). Parking reset it already: unpositioned, no key or value.
+    #[inline]
     pub fn reopen(&mut self, config: CursorConfig) {
         debug_assert!(!self.positioned && self.key.owner() == Owner::None && self.value.owner() == Owner::None);
         self.config = config;

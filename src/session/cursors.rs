@@ -535,41 +535,17 @@ impl Session {
         let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
             let out = op(c, epoch, view, txn);
+            let out = collation_checked(c, epoch, out);
             // A prepare conflict leaves the cursor where it was (a step tries again from there).
             if out.as_ref().is_err_and(|e| e.kind() != Kind::PrepareConflict) {
                 c.fail(epoch);
             }
             out
         });
-        let out = self.collation_checked(id, epoch, out);
         if let Err(e) = &out {
             self.read_failed(e.kind());
         }
         out
-    }
-
-    /// `out`, or on a collated table the error a comparison of its collator met meanwhile
-    /// (`store::collate`: the structures compare without an error path), the cursor then
-    /// failed as by any error.
-    #[inline(always)]
-    fn collation_checked<T>(&mut self, id: CursorId, epoch: u64, out: Result<T>) -> Result<T> {
-        if self.cursors.get(id).table().collator().is_none() {
-            return out;
-        }
-        self.collation_outcome(id, epoch, out)
-    }
-
-    /// [`collation_checked`](Self::collation_checked) of a collated table.
-    #[cold]
-    #[inline(never)]
-    fn collation_outcome<T>(&mut self, id: CursorId, epoch: u64, out: Result<T>) -> Result<T> {
-        match collate::Collator::check() {
-            Ok(()) => out,
-            Err(e) => {
-                self.cursors.with(id, |c| c.fail(epoch));
-                Err(e)
-            }
-        }
     }
 
     /// A write-type cursor call, in the session's transaction or auto-committed (rules after
@@ -610,6 +586,7 @@ impl Session {
         let txn = &mut self.txn;
         let out = self.cursors.with(id, |c| {
             let out = op(c, epoch, txn);
+            let out = collation_checked(c, epoch, out);
             if let Err(e) = &out {
                 // A missing key or value (EINVAL) is refused before the write starts and leaves
                 // the cursor as it was, position included (difftest seed 3).
@@ -619,7 +596,6 @@ impl Session {
             }
             out
         });
-        let out = self.collation_checked(id, epoch, out);
         let failed = matches!(&out, Err(e) if e.kind() != Kind::NotFound);
         let counted = &what.counted;
         let calls = [(counted.calls, 1), (counted.errors, i64::from(failed))];
@@ -1035,5 +1011,29 @@ impl Session {
     #[inline(always)]
     pub fn has_freed(&self) -> bool {
         !self.freed.is_empty()
+    }
+}
+
+/// `out`, or on a collated table the error a comparison of its collator met meanwhile
+/// (`store::collate`: the structures compare without an error path), the cursor then failed
+/// as by any error.
+#[inline(always)]
+fn collation_checked<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T> {
+    if c.table().collator().is_none() {
+        return out;
+    }
+    collation_outcome(c, epoch, out)
+}
+
+/// [`collation_checked`] of a collated table.
+#[cold]
+#[inline(never)]
+fn collation_outcome<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T> {
+    match collate::Collator::check() {
+        Ok(()) => out,
+        Err(e) => {
+            c.fail(epoch);
+            Err(e)
+        }
     }
 }
