@@ -198,8 +198,10 @@ pub struct Connection {
     evictor: Mutex<Option<Evictor>>,
     /// Collators and compressors the application registered.
     extensions: extensions::Extensions,
-    /// An open whose journal replay waits for its compressor (`log=(compressor=NAME)`): the
-    /// name and the checkpoint settings to start with once it ran (`finish_open`).
+    /// An open whose journal replay waits for the application's `extensions=`: its journal
+    /// compressor's name (`log=(compressor=NAME)`, or empty: a collated table's collator is
+    /// what it waits for), and the checkpoint settings to start with once it ran
+    /// (`finish_open`).
     deferred: Mutex<Option<(String, CheckpointConfig)>>,
 }
 
@@ -282,11 +284,20 @@ impl Connection {
     pub fn finish_open(&self) -> Result<Vec<String>> {
         let Some((name, checkpoints)) = self.deferred.lock().take() else { return Ok(Vec::new()) };
         let Some(durable) = &self.durable else { return Ok(Vec::new()) };
-        let compressor = self
-            .extensions
-            .compressor(&name)
-            .ok_or_else(|| Error::invalid(format!("unknown compressor '{name}'")))?;
-        let (_, salvaged) = durable.replay(Some(compressor))?;
+        let compressor = match name.as_str() {
+            "" | "none" => None,
+            name => Some(self.extensions.compressor(name).ok_or_else(|| Error::invalid(format!("unknown compressor '{name}'")))?),
+        };
+        // Collated tables replay in their collators' order: found now if registered (customized
+        // for the table without a session, as none exists yet). One not registered fails the
+        // replay only if the journal has records of its table (`EINVAL` "unknown collator");
+        // otherwise it is found at the table's first use, as after a clean close.
+        for table in self.registry.tables() {
+            if let Some(collator) = table.collator() {
+                let _ = collator.resolve(0, |name| self.extensions.collator(name));
+            }
+        }
+        let (_, salvaged) = durable.replay(compressor)?;
         self.configure_checkpoints(checkpoints)?;
         Ok(salvaged)
     }

@@ -51,7 +51,7 @@ use parking_lot::Mutex;
 use crate::config::Config;
 use crate::error::{Error, Kind, Result};
 use crate::schema::{Registry, Table, TableSpec};
-use crate::store::{Horizon, ReadView};
+use crate::store::{collate, Horizon, ReadView};
 use crate::btree::block::BlockFile;
 use crate::btree::extents::ExtentList;
 use crate::btree::cache::Cache;
@@ -227,6 +227,10 @@ impl Durable {
             compressors: Arc::clone(compressors),
             checkpoints: AtomicU64::new(0),
         };
+        // A collated table's records replay in its collator's order, which `extensions=`
+        // registers once the connection is open: the replay waits for it, as for a journal
+        // compressor.
+        let defer = defer || durable.pending.lock().as_ref().is_some_and(|p| p.by_id.values().any(|t| t.collator().is_some()));
         if !defer {
             let (records, salvaged) = durable.replay(None)?;
             recovered.records = records;
@@ -237,8 +241,8 @@ impl Durable {
 
     /// Replays the journal into the tables the open loaded, then starts the new journal:
     /// part of [`Durable::open`], or, for an open that deferred it (a journal compressor is
-    /// configured), once the application's `extensions=` are loaded, with the compressor
-    /// they registered. A compressed record without a compressor fails it (`WT_ERROR`).
+    /// configured, or a table is collated), once the application's `extensions=` are loaded,
+    /// with the compressor they registered (collated tables' collators resolved). A compressed record without a compressor fails it (`WT_ERROR`).
     /// Returns the records replayed and what salvage dropped. Runs once.
     pub fn replay(&self, compressor: Option<Arc<dyn Compressor>>) -> Result<(u64, Vec<String>)> {
         let Some(pending) = self.pending.lock().take() else { return Ok((0, Vec::new())) };
@@ -251,14 +255,11 @@ impl Durable {
                     Op::Put { table, .. } | Op::Remove { table, .. } => by_id.get(table),
                     Op::Message { .. } => None,
                 };
-                if let Some(collator) = table.and_then(|t| t.collator()) {
-                    // Its order is not known before the application registers the collator
-                    // (after the open): refused rather than replayed out of order.
-                    return Err(Error::unsupported(format!(
-                        "recovery of table {} needs collator '{}', registered only after the open",
-                        table.map_or("", |t| t.name()),
-                        collator.name()
-                    )));
+                if let Some(collator) = table.and_then(|t| t.collator()).filter(|c| !c.is_resolved()) {
+                    // Its order is the collator's, which `extensions=` registers: replayed
+                    // without it the rows would be out of order (`Connection::finish_open`
+                    // resolves it first).
+                    return Err(collate::unknown(collator.name()));
                 }
                 match op {
                     Op::Put { table, key, value } => {

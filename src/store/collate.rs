@@ -89,6 +89,11 @@ impl Collator {
         &self.name
     }
 
+    /// Whether the comparison was found ([`resolve`](Self::resolve)).
+    pub fn is_resolved(&self) -> bool {
+        self.found.get().is_some()
+    }
+
     /// Finds the comparison through `lookup` (the registered collator of that name),
     /// customized for the object when it customizes, unless found before: `EINVAL` "unknown
     /// collator" while none is registered. `caller` is the session's token.
