@@ -554,6 +554,36 @@ test_bank(WT_CONNECTION *conn)
     OK(s->close(s, NULL));
 }
 
+/*
+ * An insert without overwrite by a cursor that holds the session's read snapshot outside a
+ * transaction (it is positioned): the insert searches from scratch, as the reference's, so the
+ * duplicate key's value it returns is the one stored now, not the snapshot's (difftest seeds
+ * 4011 and 4026).
+ */
+static void
+test_duplicate_after_a_held_snapshot(WT_CONNECTION *conn)
+{
+    WT_SESSION *a, *b;
+    WT_CURSOR *ac, *bc, *nc;
+    const char *v;
+
+    open_pair(conn, "table:dup_snapshot", &a, &ac, &b, &bc);
+    OK(b->open_cursor(b, "table:dup_snapshot", NULL, "overwrite=false", &nc));
+    OK(put(ac, "k", "old"));
+    OK(put(ac, "m", "m"));
+    /* nc is positioned: b holds a read snapshot in which k is "old". */
+    CHECK_GET(nc, "m", "m");
+    OK(put(ac, "k", "new"));
+    nc->set_key(nc, "k");
+    nc->set_value(nc, "mine");
+    CHECK_RC(nc->insert(nc), WT_DUPLICATE_KEY);
+    OK(nc->get_value(nc, &v));
+    CHECK_STR(v, "new");
+    OK(nc->close(nc));
+    OK(a->close(a, NULL));
+    OK(b->close(b, NULL));
+}
+
 int
 main(void)
 {
@@ -568,6 +598,7 @@ main(void)
     test_state_errors(conn);
     test_concurrent_committer(conn);
     test_bank(conn);
+    test_duplicate_after_a_held_snapshot(conn);
     OK(conn->close(conn, NULL));
     test_close_with_running_transactions();
     return ul_done("txn");

@@ -711,7 +711,24 @@ impl Session {
 
     /// `WT_CURSOR::insert`.
     pub fn insert(&mut self, id: CursorId) -> Result<()> {
+        if self.cursors.positioned() == 1 {
+            self.insert_gives_position_up(id);
+        }
         self.write(id, &INSERT, Cursor::insert)
+    }
+
+    /// An insert without `overwrite` searches for its key from scratch, as the reference's:
+    /// the session's only positioned cursor gives its position up first, and with it the read
+    /// snapshot it held outside a transaction, so that the existence check and a duplicate
+    /// key's value (`WT_DUPLICATE_KEY`: "the value currently stored") see the newest commits
+    /// (difftest seeds 4011, 4026).
+    #[cold]
+    #[inline(never)]
+    fn insert_gives_position_up(&mut self, id: CursorId) {
+        let c = self.cursors.get(id);
+        if c.is_positioned() && !c.config().overwrite {
+            let _ = self.txn.fresh_view();
+        }
     }
 
     /// `WT_CURSOR::update`.
