@@ -3,10 +3,9 @@
 
 use std::cmp::Ordering;
 
-use std::sync::Arc;
-
 use crate::error::{Error, Result};
-use crate::store::{collate, Collator, Seek};
+use crate::store::collate::{self, Order};
+use crate::store::Seek;
 
 use super::Cursor;
 
@@ -26,35 +25,6 @@ pub struct Bounds {
     pub lower: Option<Bound>,
     /// Keys above it (or at it, when not inclusive) are out of range.
     pub upper: Option<Bound>,
-    /// The table's collator, if it has one: keys compare by it.
-    pub order: KeyOrder,
-}
-
-/// A table's key order, as bounds compare keys (`None`: bytewise).
-#[derive(Clone, Default)]
-pub struct KeyOrder(pub Option<Arc<Collator>>);
-
-impl KeyOrder {
-    fn cmp(&self, a: &[u8], b: &[u8]) -> Ordering {
-        collate::cmp(self.0.as_deref(), a, b)
-    }
-}
-
-impl PartialEq for KeyOrder {
-    fn eq(&self, other: &Self) -> bool {
-        match (&self.0, &other.0) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        }
-    }
-}
-
-impl Eq for KeyOrder {}
-
-impl std::fmt::Debug for KeyOrder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
 }
 
 /// `bound`'s configuration.
@@ -110,14 +80,14 @@ impl BoundAction {
 }
 
 impl Bounds {
-    /// Whether `key` lies in the range.
-    pub fn contains(&self, key: &[u8]) -> bool {
-        let above_lower = self.lower.as_ref().is_none_or(|b| match self.order.cmp(key, &b.key) {
+    /// Whether `key` lies in the range, keys ordered by `order` (the table's).
+    pub fn contains(&self, order: Order<'_>, key: &[u8]) -> bool {
+        let above_lower = self.lower.as_ref().is_none_or(|b| match collate::cmp(order, key, &b.key) {
             Ordering::Greater => true,
             Ordering::Equal => b.inclusive,
             Ordering::Less => false,
         });
-        let below_upper = self.upper.as_ref().is_none_or(|b| match self.order.cmp(key, &b.key) {
+        let below_upper = self.upper.as_ref().is_none_or(|b| match collate::cmp(order, key, &b.key) {
             Ordering::Less => true,
             Ordering::Equal => b.inclusive,
             Ordering::Greater => false,
@@ -137,22 +107,26 @@ impl Bounds {
     /// the target itself (`Ge`, `Le`), except past a bound, where that side starts at the bound
     /// (a key below the lower bound looks from the lower bound up, one above the upper from it
     /// down).
-    pub fn near_starts<'a>(bounds: Option<&'a Bounds>, target: &'a [u8]) -> ((&'a [u8], Seek), (&'a [u8], Seek)) {
-        let outside = bounds.filter(|b| !b.contains(target));
+    pub fn near_starts<'a>(
+        bounds: Option<&'a Bounds>,
+        order: Order<'_>,
+        target: &'a [u8],
+    ) -> ((&'a [u8], Seek), (&'a [u8], Seek)) {
+        let outside = bounds.filter(|b| !b.contains(order, target));
         let up = match outside.and_then(|b| b.start(Seek::Gt)) {
-            Some((lower, dir)) if bounds.is_some_and(|b| b.order.cmp(target, lower).is_le()) => (lower, dir),
+            Some((lower, dir)) if collate::cmp(order, target, lower).is_le() => (lower, dir),
             _ => (target, Seek::Ge),
         };
         let down = match outside.and_then(|b| b.start(Seek::Lt)) {
-            Some((upper, dir)) if bounds.is_some_and(|b| b.order.cmp(target, upper).is_ge()) => (upper, dir),
+            Some((upper, dir)) if collate::cmp(order, target, upper).is_ge() => (upper, dir),
             _ => (target, Seek::Le),
         };
         (up, down)
     }
 
-    fn overlapping(&self) -> bool {
+    fn overlapping(&self, order: Order<'_>) -> bool {
         match (&self.lower, &self.upper) {
-            (Some(l), Some(u)) => match self.order.cmp(&l.key, &u.key) {
+            (Some(l), Some(u)) => match collate::cmp(order, &l.key, &u.key) {
                 Ordering::Greater => true,
                 Ordering::Equal => !(l.inclusive && u.inclusive),
                 Ordering::Less => false,
@@ -183,14 +157,13 @@ impl Cursor {
                     return Err(Error::invalid("setting bounds on a positioned cursor is not allowed"));
                 }
                 let mut bounds = self.bounds.as_deref().cloned().unwrap_or_default();
-                bounds.order = KeyOrder(self.table().collator().cloned());
                 let bound = Some(Bound { key: self.key.raw().to_vec(), inclusive });
                 if upper {
                     bounds.upper = bound;
                 } else {
                     bounds.lower = bound;
                 }
-                if bounds.overlapping() {
+                if bounds.overlapping(self.table().collator().map(|c| &**c)) {
                     return Err(Error::invalid("The provided cursor bounds are overlapping"));
                 }
                 self.bounds = Some(Box::new(bounds));
@@ -211,7 +184,7 @@ impl Cursor {
 
     #[inline(never)]
     fn key_outside(&self, bounds: &Bounds) -> bool {
-        !bounds.contains(self.key.raw())
+        !bounds.contains(self.table.collator().map(|c| &**c), self.key.raw())
     }
 }
 
@@ -225,14 +198,14 @@ mod tests {
 
     #[test]
     fn ranges_with_and_without_their_ends() {
-        let b = Bounds { lower: bound("c", true), upper: bound("g", false), ..Bounds::default() };
-        assert!(!b.contains(b"b") && b.contains(b"c") && b.contains(b"f") && !b.contains(b"g"));
+        let b = Bounds { lower: bound("c", true), upper: bound("g", false) };
+        assert!(!b.contains(None, b"b") && b.contains(None, b"c") && b.contains(None, b"f") && !b.contains(None, b"g"));
         assert_eq!(b.start(Seek::Gt), Some((&b"c"[..], Seek::Ge)));
         assert_eq!(b.start(Seek::Lt), Some((&b"g"[..], Seek::Lt)));
-        assert!(Bounds { lower: bound("c", true), upper: bound("b", true), ..Bounds::default() }.overlapping());
-        assert!(Bounds { lower: bound("c", false), upper: bound("c", true), ..Bounds::default() }.overlapping());
-        assert!(!Bounds { lower: bound("c", true), upper: bound("c", true), ..Bounds::default() }.overlapping());
-        assert!(Bounds::default().contains(b"anything"));
+        assert!(Bounds { lower: bound("c", true), upper: bound("b", true) }.overlapping(None));
+        assert!(Bounds { lower: bound("c", false), upper: bound("c", true) }.overlapping(None));
+        assert!(!Bounds { lower: bound("c", true), upper: bound("c", true) }.overlapping(None));
+        assert!(Bounds::default().contains(None, b"anything"));
     }
 
     #[test]

@@ -27,8 +27,8 @@ use scc::Guard;
 use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
-use crate::store::{collate, 
-    is_prepared, is_prepared_value, prepare_conflict, Mode, ReadView, Refused, Seek, SeekHint, TXN_COMMITTED,
+use crate::store::{
+    collate, is_prepared, is_prepared_value, prepare_conflict, Mode, ReadView, Refused, Seek, SeekHint, TXN_COMMITTED,
 };
 use crate::txn::Txn;
 
@@ -372,14 +372,14 @@ impl Cursor {
         let (table, bounds, parts) = self.landing_bounded();
         let layers = table.layers();
         let target = parts.key.raw();
-        let ((from_up, up_dir), (from_down, down_dir)) = Bounds::near_starts(bounds, target);
+        let order = table.collator().map(|c| &**c);
+        let ((from_up, up_dir), (from_down, down_dir)) = Bounds::near_starts(bounds, order, target);
         let near = |view| -> Result<_> {
-            match within(layers.seek(Some(from_up), up_dir, view, &guard)?, bounds) {
+            match within(layers.seek(Some(from_up), up_dir, view, &guard)?, bounds, order) {
                 Some(found) => Ok(Some(found)),
-                None => Ok(within(layers.seek(Some(from_down), down_dir, view, &guard)?, bounds)),
+                None => Ok(within(layers.seek(Some(from_down), down_dir, view, &guard)?, bounds, order)),
             }
         };
-        let order = table.collator().map(|c| &**c);
         let mut record = near(view)?;
         if record.as_ref().is_none_or(|(key, _)| collate::cmp(order, key, target).is_ne()) {
             if let Some(view) = fresh() {
@@ -492,7 +492,7 @@ impl Cursor {
             (false, None) => (None, dir),
         };
         let found = table.layers().seek_hinted(from, seek, view, &guard, parts.hint)?;
-        match found.filter(|(k, _)| bounds.contains(k)) {
+        match found.filter(|(k, _)| bounds.contains(table.collator().map(|c| &**c), k)) {
             Some((_, value)) if is_prepared_value(&value) => Err(prepare_conflict()),
             Some((key, value)) => {
                 Self::land(parts, (&key, &value), epoch);
@@ -796,8 +796,12 @@ struct Landing<'c> {
 }
 
 /// `found`, unless it lies outside `bounds`.
-fn within<'g>(found: Option<crate::store::layered::Entry<'g>>, bounds: Option<&Bounds>) -> Option<crate::store::layered::Entry<'g>> {
-    found.filter(|(k, _)| bounds.is_none_or(|b| b.contains(k)))
+fn within<'g>(
+    found: Option<crate::store::layered::Entry<'g>>,
+    bounds: Option<&Bounds>,
+    order: collate::Order<'_>,
+) -> Option<crate::store::layered::Entry<'g>> {
+    found.filter(|(k, _)| bounds.is_none_or(|b| b.contains(order, k)))
 }
 
 /// Writes are allowed only at snapshot isolation.
