@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering as Cmp;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
@@ -121,24 +121,23 @@ impl Frame {
     }
 }
 
-/// A loaded page and, once evicted, the bytes it counts in the reclamation backlog until it is
-/// freed (`reclaim.rs`).
+/// A loaded page, and whether it was evicted: an evicted page counts in the reclamation
+/// backlog (its footprint) until it is freed (`reclaim.rs`).
 struct Held {
     page: Page,
-    evicted: AtomicI64,
+    evicted: AtomicBool,
 }
 
 impl Held {
     fn new(page: Page) -> Shared<Held> {
-        Shared::new(Held { page, evicted: AtomicI64::new(0) })
+        Shared::new(Held { page, evicted: AtomicBool::new(false) })
     }
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
-        let bytes = *self.evicted.get_mut();
-        if bytes != 0 {
-            reclaim::count(-bytes);
+        if *self.evicted.get_mut() {
+            reclaim::count(-(self.page.footprint() as i64));
         }
     }
 }
@@ -784,8 +783,8 @@ impl Tree {
                 // The page goes to the epochs now, not with the frame's slot, and counts in the
                 // backlog until they free it.
                 if let (Some(held), _) = frame.page.swap((None, Tag::None), AcqRel) {
-                    held.evicted.store(bytes as i64, Relaxed);
-                    reclaim::count(bytes as i64);
+                    held.evicted.store(true, Relaxed);
+                    reclaim::count(held.page.footprint() as i64);
                 }
                 return Some(bytes);
             }
