@@ -278,9 +278,10 @@ impl Connection {
         Ok(conn)
     }
 
-    /// The end of an open with `log=(compressor=NAME)`, once `extensions=` registered the
-    /// compressor: replays the journal with it, then starts the checkpoints. Returns what
-    /// salvage dropped from the journal. Does nothing for any other open.
+    /// The end of an open whose journal replay waits for `extensions=` (`log=(compressor=NAME)`,
+    /// or a collated table): replays the journal with the compressor and collators they
+    /// registered, then starts the checkpoints. Returns what salvage dropped from the journal.
+    /// Does nothing for any other open.
     pub fn finish_open(&self) -> Result<Vec<String>> {
         let Some((name, checkpoints)) = self.deferred.lock().take() else { return Ok(Vec::new()) };
         let Some(durable) = &self.durable else { return Ok(Vec::new()) };
