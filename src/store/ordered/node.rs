@@ -3,6 +3,7 @@
 
 use std::array;
 use std::cmp::Ordering;
+use std::hint::select_unpredictable;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 
@@ -134,6 +135,24 @@ pub(super) fn head_of(key: &[u8], skip: usize) -> u64 {
 /// The length of the longest common prefix of `a` and `b`.
 fn common_len(a: &[u8], b: &[u8]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// How many of the `n` ascending heads `head_at` gives are below `head`: a halving whose step
+/// is a conditional move, not a branch (a search's heads are random, so a branch would
+/// mispredict at every other step).
+#[inline(always)]
+fn heads_below(n: usize, head: u64, head_at: impl Fn(usize) -> u64) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    let (mut base, mut size) = (0, n);
+    while size > 1 {
+        let half = size / 2;
+        let mid = base + half;
+        base = select_unpredictable(head_at(mid) < head, mid, base);
+        size -= half;
+    }
+    base + usize::from(head_at(base) < head)
 }
 
 /// What a stored pointer refers to, for the guard's life.
@@ -282,16 +301,16 @@ impl Leaf {
             Ordering::Equal => return Some((n - 1, true)),
             Ordering::Less => {}
         }
-        let (mut lo, mut hi) = (0, n - 1);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match self.cmp_at(&sought, skip, mid, guard)? {
-                Ordering::Greater => lo = mid + 1,
-                Ordering::Equal => return Some((mid, true)),
-                Ordering::Less => hi = mid,
+        // The heads below the sought one, then the entries whose head ties it, by their keys.
+        let mut at = heads_below(n - 1, sought.head, |i| self.heads[i].load(Relaxed));
+        while at < n - 1 && self.heads[at].load(Relaxed) == sought.head {
+            match self.cmp_at(&sought, skip, at, guard)? {
+                Ordering::Greater => at += 1,
+                Ordering::Equal => return Some((at, true)),
+                Ordering::Less => break,
             }
         }
-        Some((lo, false))
+        Some((at, false))
     }
 
     /// [`lower_bound`](Self::lower_bound) in a collated tree: a call per comparison.
@@ -448,22 +467,16 @@ impl Inner {
             Some(Err(Ordering::Less)) => return 0,
             _ => return self.keys.len(),
         };
-        let (mut lo, mut hi) = (0, self.keys.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            let head = self.heads[mid];
-            // Unequal heads decide alike for both bars; a tie loads the key.
-            let above = match sought.head == head {
-                false => sought.head > head,
-                true => cmp_after_prefix(sought.bytes, &self.keys[mid].as_bytes()[self.common.skip..]) > bar,
-            };
-            if above {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
+        // The heads below the sought one, then the separators whose head ties it, by their keys.
+        let n = self.keys.len();
+        let mut at = heads_below(n, sought.head, |i| self.heads[i]);
+        while at < n
+            && self.heads[at] == sought.head
+            && cmp_after_prefix(sought.bytes, &self.keys[at].as_bytes()[self.common.skip..]) > bar
+        {
+            at += 1;
         }
-        lo
+        at
     }
 
     /// [`count_below`](Self::count_below) in a collated tree: a call per comparison.
