@@ -12,6 +12,7 @@
  *   EINVAL "unknown collator 'reverse'" until it is registered;
  * - a compare method returning an error fails the operation with that code;
  * - an unregistered name at create is EINVAL "unknown collator 'NAME'";
+ * - compare gets the session whose cursor call compares;
  * - customize: a collator customized for a table (by its app_metadata) orders that table, and
  *   its terminate runs once when the connection closes.
  *
@@ -55,11 +56,13 @@ reverse_compare(WT_COLLATOR *collator, WT_SESSION *session, const WT_ITEM *a, co
     return (0);
 }
 
+static WT_SESSION *compared_for; /* the session nocase_compare was last called with */
+
 static int
 nocase_compare(WT_COLLATOR *collator, WT_SESSION *session, const WT_ITEM *a, const WT_ITEM *b, int *cmp)
 {
     (void)collator;
-    (void)session;
+    compared_for = session;
     *cmp = bytes_cmp(a, b, 1);
     return (0);
 }
@@ -270,7 +273,9 @@ nocase_table(WT_SESSION *s)
     c->set_value(c, "green");
     CHECK_RC(c->insert(c), WT_DUPLICATE_KEY);
     c->set_key(c, "aPpLe");
+    compared_for = NULL;
     OK(c->search(c));
+    CHECK(compared_for == s); /* the collator compares for the calling session */
     OK(c->get_value(c, &v));
     CHECK_STR(v, "red");
     c->set_key(c, "BANANA");

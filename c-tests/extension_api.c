@@ -2,7 +2,8 @@
  * WT_CONNECTION::get_extension_api: the table's layout is the reference's (offsets probed
  * against WiredTiger 11.3.1's wiredtiger_ext.h), every member is set, and each works:
  * messages through the event handler, strerror, scratch memory, collate (bytewise without a
- * collator), configuration look-ups, packing, the version and the lock; the members with no
+ * collator), the collator a configuration names (customized per object), configuration
+ * look-ups, packing, the version and the lock; the members with no
  * meaning here answer ENOTSUP with a message.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -35,6 +36,8 @@ reverse_compare(WT_COLLATOR *c, WT_SESSION *s, const WT_ITEM *a, const WT_ITEM *
 }
 
 static WT_COLLATOR reverse = {reverse_compare, NULL, NULL};
+
+static void test_named_collators(WT_EXTENSION_API *api, WT_SESSION *s);
 
 static void
 test_layout(WT_EXTENSION_API *api)
@@ -127,14 +130,72 @@ test_collate(WT_EXTENSION_API *api, WT_SESSION *s)
 #ifndef UL_REFERENCE_RUN /* the reference leaves the outputs as they were */
     CHECK(coll == NULL && own == 0);
 #endif
-#ifndef UL_REFERENCE_RUN /* a named one: ENOTSUP (collated tables are not supported) */
-    {
-        const char *named[] = {"collator=reverse", NULL};
-        ul_recorder_clear(&rec);
-        CHECK_RC(api->collator_config(api, s, "table:x", (WT_CONFIG_ARG *)named, &coll, &own), ENOTSUP);
-        CHECK(coll == NULL && own == 0);
-    }
+    test_named_collators(api, s);
+}
+
+/* A collator that customizes itself for objects whose app_metadata says "flip". */
+static WT_SESSION *customized_by;
+static char customized_for[64], customized_with[64];
+
+static int
+custom_customize(WT_COLLATOR *c, WT_SESSION *s, const char *uri, WT_CONFIG_ITEM *appcfg, WT_COLLATOR **customp)
+{
+    (void)c;
+    customized_by = s;
+    snprintf(customized_for, sizeof(customized_for), "%s", uri);
+    snprintf(customized_with, sizeof(customized_with), "%.*s", (int)appcfg->len, appcfg->str);
+    *customp = appcfg->len == 4 && memcmp(appcfg->str, "flip", 4) == 0 ? &reverse : NULL;
+    return 0;
+}
+
+static WT_COLLATOR custom = {reverse_compare, custom_customize, NULL};
+
+static void
+test_named_collators(WT_EXTENSION_API *api, WT_SESSION *s)
+{
+    const char *missing[] = {"collator=missing,app_metadata=", NULL};
+    const char *plain[] = {"collator=reverse,app_metadata=", NULL};
+    const char *flip[] = {"collator=custom,app_metadata=flip", NULL};
+    const char *other[] = {"collator=custom,app_metadata=keep", NULL};
+    const char *none[] = {"collator=none,app_metadata=", NULL};
+    WT_CONNECTION *conn = api->conn;
+    WT_COLLATOR *coll;
+    int own;
+
+    OK(conn->add_collator(conn, "reverse", &reverse, NULL));
+    OK(conn->add_collator(conn, "custom", &custom, NULL));
+
+    /* Not registered: EINVAL, as create says it. */
+    ul_recorder_clear(&rec);
+    CHECK_RC(api->collator_config(api, s, "table:x", (WT_CONFIG_ARG *)missing, &coll, &own), EINVAL);
+    CHECK_MSG(&rec, EINVAL, "unknown collator 'missing'");
+
+    /* "none": no collator. */
+    coll = &custom;
+    own = 7;
+    OK(api->collator_config(api, s, "table:x", (WT_CONFIG_ARG *)none, &coll, &own));
+#ifndef UL_REFERENCE_RUN /* the reference leaves the outputs as they were */
+    CHECK(coll == NULL && own == 0);
 #endif
+
+    /* Registered, no customize method: the application's own collator, not the caller's. */
+    own = 7;
+    OK(api->collator_config(api, s, "table:x", (WT_CONFIG_ARG *)plain, &coll, &own));
+    CHECK(coll == &reverse && own == 0);
+
+    /* customize gets the session, the URI and app_metadata; what it makes is the caller's. */
+    own = 0;
+    OK(api->collator_config(api, s, "table:flipped", (WT_CONFIG_ARG *)flip, &coll, &own));
+    CHECK(coll == &reverse && own == 1);
+    CHECK(customized_by == s);
+    CHECK_STR(customized_for, "table:flipped");
+    CHECK_STR(customized_with, "flip");
+
+    /* customize declines: the registered collator, not owned. */
+    own = 7;
+    OK(api->collator_config(api, s, "table:kept", (WT_CONFIG_ARG *)other, &coll, &own));
+    CHECK(coll == &custom && own == 0);
+    CHECK_STR(customized_for, "table:kept");
 }
 
 static void

@@ -1,7 +1,7 @@
 //! `WT_CONNECTION::get_extension_api`: the table of library methods extensions use
 //! (`include/wiredtiger_ext.h`, the reference's layout). One table per connection, made at its
 //! first request. Its methods convert and delegate to the library's own functions; those with
-//! no meaning here (metadata writes, the file system, Windows errors, collator configuration)
+//! no meaning here (metadata writes, the file system, Windows errors)
 //! answer `ENOTSUP` with a message. The variadic ones are in `shim.c`.
 
 use std::ffi::CString;
@@ -231,34 +231,51 @@ unsafe extern "C" fn scr_free(_api: Api, _session: S, memory: *mut c_void) {
     unsafe { libc::free(memory) }
 }
 
-/// No collator (`collator=` absent or "none") is 0 with a NULL collator, as the reference;
-/// a named one is `ENOTSUP` (the library keeps no collator objects: collated tables are not
-/// supported).
+/// No collator (`collator=` absent or "none") is 0 with a NULL collator, as the reference; a
+/// registered one is the application's `WT_COLLATOR`, or what its `customize` makes of it for
+/// `uri` and the configuration's `app_metadata` (then `*ownp` is 1: the caller terminates it).
 unsafe extern "C" fn collator_config(
     api: Api,
     session: S,
-    _uri: *const c_char,
+    uri: *const c_char,
     config: *mut ConfigArg,
     collatorp: *mut *mut WT_COLLATOR,
     ownp: *mut c_int,
 ) -> c_int {
-    // SAFETY: the extension's out-pointers (NULL ones are skipped) and configuration argument.
-    unsafe {
-        if !collatorp.is_null() {
-            *collatorp = std::ptr::null_mut();
-        }
-        if !ownp.is_null() {
-            *ownp = 0;
-        }
-        let configs = config_strings(config);
-        let named = configs.iter().rev().find_map(|c| Parser::find(unbracketed(c), "collator"));
-        match named {
-            Some(item) if !item.text.is_empty() && item.text != "none" => {
-                unsupported(api, session, "WT_EXTENSION_API.collator_config of a named collator")
+    guard("WT_EXTENSION_API.collator_config", code::WT_PANIC, || {
+        // SAFETY: the extension's out-pointers (NULL ones are skipped), configuration argument
+        // and URI (NULL or NUL-terminated), and its table and NULL or a live session.
+        unsafe {
+            if !collatorp.is_null() {
+                *collatorp = std::ptr::null_mut();
             }
-            _ => 0,
+            if !ownp.is_null() {
+                *ownp = 0;
+            }
+            let configs = config_strings(config);
+            let last = |key| configs.iter().rev().find_map(|c| Parser::find(unbracketed(c), key));
+            let name = match last("collator") {
+                Some(item) if !item.text.is_empty() && item.text != "none" => item.text,
+                _ => return 0,
+            };
+            let what = "WT_EXTENSION_API.collator_config";
+            let Some(c) = conn_of(api) else { return report(api, session, &Error::invalid("no connection"), what) };
+            let uri = c_str(uri).ok().flatten().unwrap_or_default();
+            let app_metadata = last("app_metadata").map_or("", |item| item.text);
+            match super::extensions::collator_for(c, session, name, uri, app_metadata) {
+                Ok((collator, owned)) => {
+                    if !collatorp.is_null() {
+                        *collatorp = collator;
+                    }
+                    if !ownp.is_null() {
+                        *ownp = c_int::from(owned);
+                    }
+                    0
+                }
+                Err(e) => report(api, session, &e, what),
+            }
         }
-    }
+    })
 }
 
 /// The compare slot of `WT_COLLATOR`.

@@ -39,8 +39,8 @@ struct CollatorSlots {
     terminate: Option<Terminate<WT_COLLATOR>>,
 }
 
-/// The application's collator as a collated table's structures call it: with a NULL session,
-/// as compressors (lookups, merges and verify compare on behalf of no particular session). A
+/// The application's collator as a collated table's structures call it: with the session whose
+/// cursor call compares, or NULL for work of no session (merges, verify, recovery). A
 /// customized one (`owned`) is its object's: its `terminate` runs when the object lets go of
 /// it (the table dropped, the connection closed).
 struct AppCollator {
@@ -77,13 +77,14 @@ unsafe impl Send for AppCollator {}
 unsafe impl Sync for AppCollator {}
 
 impl Collate for AppCollator {
-    fn compare(&self, a: &[u8], b: &[u8]) -> Result<std::cmp::Ordering> {
+    fn compare(&self, caller: usize, a: &[u8], b: &[u8]) -> Result<std::cmp::Ordering> {
         let item = |k: &[u8]| WT_ITEM { data: k.as_ptr().cast(), size: k.len(), mem: std::ptr::null_mut(), memsize: 0, flags: 0 };
         let (first, second) = (item(a), item(b));
         let mut cmp: c_int = 0;
-        // SAFETY: the application's method with its own collator and two items that live
-        // through the call (only read).
-        let rc = unsafe { (self.compare)(self.object, std::ptr::null_mut(), &first, &second, &mut cmp) };
+        // SAFETY: the application's method with its own collator, the calling session (its
+        // token is its `WT_SESSION *`) or NULL, and two items that live through the call (only
+        // read).
+        let rc = unsafe { (self.compare)(self.object, caller as *mut WT_SESSION, &first, &second, &mut cmp) };
         if rc != 0 {
             return Err(Error::quiet(Kind::from_code(rc)));
         }
@@ -109,6 +110,37 @@ impl Collate for AppCollator {
         let compare = unsafe { custom.cast::<CollatorSlots>().as_ref() }.and_then(|s| s.compare);
         let compare = compare.ok_or_else(|| Error::invalid("a customized collator has no compare method"))?;
         Ok(Some(Arc::new(AppCollator { object: custom, compare, owned: true })))
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}
+
+/// `WT_EXTENSION_API::collator_config` of collator `name` for object `uri`: the application's
+/// registered `WT_COLLATOR`, or what its `customize` makes of it for the object (then owned by
+/// the caller, who terminates it: `Ok((collator, true))`). Not registered: EINVAL, as `create`.
+pub(super) fn collator_for(
+    c: &ConnectionHandle,
+    session: *mut WT_SESSION,
+    name: &str,
+    uri: &str,
+    app_metadata: &str,
+) -> Result<(*mut WT_COLLATOR, bool)> {
+    let unknown = || Error::invalid(format!("unknown collator '{name}'"));
+    let registered = c.core.extensions().collator(name).ok_or_else(unknown)?;
+    let app = registered.as_any().and_then(|a| a.downcast_ref::<AppCollator>()).ok_or_else(unknown)?;
+    let Some(customize) = app.slots().customize else { return Ok((app.object, false)) };
+    let mut custom: *mut WT_COLLATOR = std::ptr::null_mut();
+    let rc = super::extractor::with_object_config(uri, app_metadata, |uri_c, appcfg| {
+        // SAFETY: the application's customize method with its own collator, the caller's
+        // session, a NUL-terminated URI and an item, which outlive the call.
+        unsafe { customize(app.object, session, uri_c, appcfg, &mut custom) }
+    })?;
+    match rc {
+        0 if custom.is_null() => Ok((app.object, false)),
+        0 => Ok((custom, true)),
+        rc => Err(Error::quiet(Kind::from_code(rc))),
     }
 }
 

@@ -532,8 +532,9 @@ impl Session {
         }
         let epoch = self.copy_epoch;
         let view = self.txn.read_view();
-        let txn = &mut self.txn;
+        let (txn, caller) = (&mut self.txn, self.caller);
         let out = self.cursors.with(id, |c| {
+            collation_scope(c, caller);
             let out = op(c, epoch, view, txn);
             let out = collation_checked(c, epoch, out);
             // A prepare conflict leaves the cursor where it was (a step tries again from there).
@@ -583,8 +584,9 @@ impl Session {
             let _ = self.txn.fresh_view();
         }
         let epoch = self.copy_epoch;
-        let txn = &mut self.txn;
+        let (txn, caller) = (&mut self.txn, self.caller);
         let out = self.cursors.with(id, |c| {
+            collation_scope(c, caller);
             let out = op(c, epoch, txn);
             let out = collation_checked(c, epoch, out);
             if let Err(e) = &out {
@@ -1031,9 +1033,24 @@ impl Session {
     }
 }
 
-/// `out`, or on a collated table the error a comparison of its collator met meanwhile
-/// (`store::collate`: the structures compare without an error path), the cursor then failed
-/// as by any error.
+/// Before a call on cursor `c`: on a collated table, its comparisons are made for session
+/// `caller` until [`collation_checked`].
+#[inline(always)]
+fn collation_scope(c: &Cursor, caller: usize) {
+    if c.table().collator().is_some() {
+        collation_enter(caller);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn collation_enter(caller: usize) {
+    collate::enter(caller);
+}
+
+/// After the call: `out`, or on a collated table the error a comparison of its collator met
+/// meanwhile (`store::collate`: the structures compare without an error path), the cursor then
+/// failed as by any error.
 #[inline(always)]
 fn collation_checked<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T> {
     if c.table().collator().is_none() {
@@ -1046,6 +1063,7 @@ fn collation_checked<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T>
 #[cold]
 #[inline(never)]
 fn collation_outcome<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T> {
+    collate::leave();
     match collate::Collator::check() {
         Ok(()) => out,
         Err(e) => {

@@ -14,7 +14,7 @@
 //! a comparison that fails records its error for the thread ([`take_failure`]) and answers
 //! `Equal`, and the operation that made it reports the error (`Collator::check`).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -23,8 +23,9 @@ use crate::error::{Error, Result};
 
 /// A comparison of keys (the C layer wraps the application's `WT_COLLATOR`).
 pub trait Collate: Send + Sync {
-    /// Orders packed keys `a` and `b`.
-    fn compare(&self, a: &[u8], b: &[u8]) -> Result<Ordering>;
+    /// Orders packed keys `a` and `b` for the session whose token is `caller` (0: work of no
+    /// session: merges, verify, recovery).
+    fn compare(&self, caller: usize, a: &[u8], b: &[u8]) -> Result<Ordering>;
 
     /// The collator to use for object `uri` instead of this one (`WT_COLLATOR::customize`
     /// with the object's `app_metadata`; `caller` is the session's token), or None for this
@@ -33,11 +34,34 @@ pub trait Collate: Send + Sync {
     fn customize(&self, _caller: usize, _uri: &str, _app_metadata: &str) -> Result<Option<Arc<dyn Collate>>> {
         Ok(None)
     }
+
+    /// The collator as `Any`, for the layer that made it to find its own type again (the C
+    /// layer hands an application's `WT_COLLATOR` back to it); None for the others.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 thread_local! {
     /// The first error a comparison of this thread met since the last [`take_failure`].
     static FAILED: RefCell<Option<Error>> = const { RefCell::new(None) };
+    /// The token of the session this thread compares for ([`enter`]; 0 outside) and how many
+    /// scopes are open.
+    static CALLER: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
+
+/// From here to [`leave`], the comparisons of this thread are made for the session whose token
+/// is `caller` (the structures compare through no session argument; the application's collator
+/// gets it). A call inside another's scope keeps the outer caller.
+pub fn enter(caller: usize) {
+    let (outer, depth) = CALLER.get();
+    CALLER.set((if depth == 0 { caller } else { outer }, depth + 1));
+}
+
+/// Ends what [`enter`] began; outside every scope comparisons are made for no session.
+pub fn leave() {
+    let (outer, depth) = CALLER.get();
+    CALLER.set(if depth <= 1 { (0, 0) } else { (outer, depth - 1) });
 }
 
 /// The error the thread's comparisons met since the last call, if any.
@@ -113,7 +137,7 @@ impl Collator {
     #[inline(never)]
     pub fn order(&self, a: &[u8], b: &[u8]) -> Ordering {
         let result = match self.found.get() {
-            Some(imp) => imp.compare(a, b),
+            Some(imp) => imp.compare(CALLER.get().0, a, b),
             None => Err(unknown(&self.name)),
         };
         result.unwrap_or_else(|e| {
@@ -167,7 +191,7 @@ pub(crate) mod testing {
     /// Reverse byte order.
     pub struct Reverse;
     impl Collate for Reverse {
-        fn compare(&self, a: &[u8], b: &[u8]) -> Result<Ordering> {
+        fn compare(&self, _: usize, a: &[u8], b: &[u8]) -> Result<Ordering> {
             Ok(b.cmp(a))
         }
     }
@@ -175,7 +199,7 @@ pub(crate) mod testing {
     /// ASCII case-insensitive order.
     pub struct NoCase;
     impl Collate for NoCase {
-        fn compare(&self, a: &[u8], b: &[u8]) -> Result<Ordering> {
+        fn compare(&self, _: usize, a: &[u8], b: &[u8]) -> Result<Ordering> {
             Ok(a.iter().map(u8::to_ascii_lowercase).cmp(b.iter().map(u8::to_ascii_lowercase)))
         }
     }

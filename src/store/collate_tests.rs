@@ -131,7 +131,7 @@ fn reverse_order_large() {
 fn failed_comparison_is_recorded() {
     struct Failing;
     impl Collate for Failing {
-        fn compare(&self, _: &[u8], _: &[u8]) -> Result<Ordering> {
+        fn compare(&self, _: usize, _: &[u8], _: &[u8]) -> Result<Ordering> {
             Err(Error::quiet(Kind::from_code(-31802)))
         }
     }
