@@ -527,13 +527,13 @@ impl Cursor {
         if !txn.can_write() {
             let view = txn.read_view();
             if !self.config.overwrite && self.exists(view)? {
-                return Err(self.duplicate(epoch, view));
+                return Err(self.duplicate(epoch, view, None));
             }
             return Err(self.refused_at_isolation());
         }
         if self.fixed && !self.config.overwrite && self.fixed_exists(txn)? {
             // Every record below the largest exists, stored or not.
-            return Err(self.duplicate(epoch, txn.existing_view()));
+            return Err(self.duplicate(epoch, txn.existing_view(), None));
         }
         let mode = if self.config.overwrite { Mode::Upsert } else { Mode::InsertNew };
         match txn.write_hinted(&self.table, self.key.raw(), Some(self.value.raw()), mode, &mut self.inserts_new) {
@@ -541,18 +541,23 @@ impl Cursor {
                 self.reset();
                 Ok(())
             }
-            Err(Refused::Exists) => Err(self.duplicate(epoch, txn.existing_view())),
+            Err(Refused::Exists) => Err(self.duplicate(epoch, txn.existing_view(), txn.existing_fallback())),
             Err(Refused::Missing) => Err(self.missing(epoch)),
             Err(Refused::Conflict) => Err(self.conflict(epoch)),
             Err(Refused::Failed) => Err(txn.take_failure()),
         }
     }
 
-    /// `WT_DUPLICATE_KEY`: the key stays, and the stored value (as `view` sees it) becomes the
-    /// application's copy (it survives later failures).
-    fn duplicate(&mut self, epoch: u64, view: ReadView) -> Error {
+    /// `WT_DUPLICATE_KEY`: the key stays, and the stored value (as `view` sees it, else as
+    /// `fallback` does) becomes the application's copy (it survives later failures).
+    fn duplicate(&mut self, epoch: u64, view: ReadView, fallback: Option<ReadView>) -> Error {
         let guard = Guard::new();
-        match self.table.layers().read(self.key.raw(), &view, &guard) {
+        let layers = self.table.layers();
+        let stored = match (layers.read(self.key.raw(), &view, &guard), fallback) {
+            (Ok(None), Some(fallback)) => layers.read(self.key.raw(), &fallback, &guard),
+            (stored, _) => stored,
+        };
+        match stored {
             Ok(Some(stored)) => {
                 self.value.set_engine(&stored, epoch);
                 self.value.mark_app();

@@ -335,6 +335,16 @@ impl Txn {
         }
     }
 
+    /// Where an auto-commit write found its key when [`existing_view`](Self::existing_view), the
+    /// held read snapshot, does not see it: in the newest committed state, which it judged
+    /// against (the reference then returns that value: difftest seed 4070).
+    pub fn existing_fallback(&self) -> Option<ReadView> {
+        match self.running {
+            Some(_) => None,
+            None => Some(ReadView::LATEST),
+        }
+    }
+
     /// Whether [`cursors_idle`](Self::cursors_idle) has a read snapshot to end (one that no
     /// snapshot transaction owns).
     #[inline(always)]
