@@ -6,7 +6,7 @@
 //! commit spent 1,670 of its 6,240 instructions in `malloc` and `free`, most in consolidating
 //! bins) and kept freed memory in per-thread arenas. mimalloc frees a block into its page's own
 //! list from any thread; set as below it commits arenas as they are used and gives freed pages
-//! back after 10 ms (ARCHITECTURE.md "Dependencies" has the figures).
+//! back after 100 ms (ARCHITECTURE.md "Dependencies" has the figures).
 
 /// Every allocation of the engine goes to mimalloc (not under Miri, which cannot run its C, nor
 /// with the `system-allocator` feature, which the sanitizer tests build).
@@ -22,14 +22,16 @@ const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// How long freed memory stays with the allocator before it goes back to the system.
 #[cfg(not(miri))]
-const PURGE_AFTER_MS: libc::c_long = 10;
+const PURGE_AFTER_MS: libc::c_long = 100;
 
 /// Sets the allocator's options, once per process, before the first connection opens: arenas
-/// are committed as they are used, and freed memory is purged after 10 ms. Purging at once kept
+/// are committed as they are used, and freed memory is purged after 100 ms. Purging at once kept
 /// the peak lowest but costs an `madvise`, a TLB shootdown on every other core and later page
 /// faults each time a page empties: two threads reading a table 8x its cache spent 7% of their
-/// time there (1.47x one thread's reads; 1.62x with 10 ms). A value the user set through the
-/// environment (`MIMALLOC_PURGE_DELAY`, ...) wins.
+/// time there (1.47x one thread's reads; 1.6x with 10 ms or more), and journalled inserts, whose
+/// merges free memory that new rows take again a little later, 15% (0.89 M/s at 10 ms, 0.95 at
+/// 100 ms, 1.0 at 1 s, for 8-10 MB more at `evict_stress`'s peak per step). A value the user set
+/// through the environment (`MIMALLOC_PURGE_DELAY`, ...) wins.
 pub fn configure() {
     #[cfg(not(miri))]
     {
