@@ -57,12 +57,16 @@ pub struct Cursor {
     /// A fixed-length record table (`key_format=r`, one bitfield value): every record up to
     /// the largest exists (`fixed.rs`).
     fixed: bool,
+    /// The table orders its keys by a collator (read on every call: kept beside the cursor's
+    /// other flags rather than behind the table pointer).
+    collated: bool,
 }
 
 impl Cursor {
     /// A new, unpositioned cursor. The caller has already counted it with `Table::acquire`.
     pub fn new(table: Arc<Table>, table_use: Arc<TableUse>, config: CursorConfig) -> Self {
         let fixed = table.is_recno() && table.value_format().single().is_some_and(|f| f.ch() == 't');
+        let collated = table.collator().is_some();
         Cursor {
             table,
             table_use,
@@ -76,12 +80,19 @@ impl Cursor {
             inserts_new: false,
             bounds: None,
             fixed,
+            collated,
         }
     }
 
     /// The table.
     pub fn table(&self) -> &Arc<Table> {
         &self.table
+    }
+
+    /// Whether the table orders its keys by a collator.
+    #[inline(always)]
+    pub fn is_collated(&self) -> bool {
+        self.collated
     }
 
     /// The session's use record of the table.

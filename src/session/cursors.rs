@@ -1037,7 +1037,7 @@ impl Session {
 /// `caller` until [`collation_checked`].
 #[inline(always)]
 fn collation_scope(c: &Cursor, caller: usize) {
-    if c.table().collator().is_some() {
+    if c.is_collated() {
         collation_enter(caller);
     }
 }
@@ -1053,7 +1053,7 @@ fn collation_enter(caller: usize) {
 /// failed as by any error.
 #[inline(always)]
 fn collation_checked<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T> {
-    if c.table().collator().is_none() {
+    if !c.is_collated() {
         return out;
     }
     collation_outcome(c, epoch, out)
