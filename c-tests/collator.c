@@ -253,6 +253,25 @@ reverse_table(WT_SESSION *s)
     OK(c->close(c));
     walk(s, "table:rev", 1, got, sizeof(got));
     CHECK_STR(got, "k5 k4 k3 k2 k1");
+
+    /* Through an index: the look-up of the primary row compares by the table's collator. */
+    OK(s->create(s, "table:revx", "key_format=S,value_format=S,columns=(k,v),collator=reverse"));
+    OK(s->create(s, "index:revx:v", "columns=(v)"));
+    put(s, "table:revx", "k1", "one");
+    put(s, "table:revx", "k2", "two");
+    OK(s->open_cursor(s, "index:revx:v", NULL, NULL, &c));
+    fail_compare = EIO;
+    c->set_key(c, "two");
+    CHECK_RC(c->search(c), EIO);
+    fail_compare = 0;
+    c->set_key(c, "two");
+    OK(c->search(c));
+    {
+        const char *v;
+        OK(c->get_value(c, &v));
+        CHECK_STR(v, "two");
+    }
+    OK(c->close(c));
 }
 
 static void

@@ -683,11 +683,15 @@ impl Session {
             Err(super::txn::prepared())
         } else {
             let view = self.txn.read_view();
+            let c = self.cursors.get(id);
+            collation_scope(c, self.caller);
             let guard = scc::Guard::new();
-            self.cursors.get(id).table().layers().read(key, &view, &guard).map(|value| match value {
+            let read = c.table().layers().read(key, &view, &guard).map(|value| match value {
                 Some(value) => out.set_app(&value),
                 None => out.clear(),
-            })
+            });
+            // A comparison that failed on a collated table is this read's error.
+            if c.is_collated() { collation_leave().and(read) } else { read }
         };
         let out = found.and_then(|()| if out.bytes().is_some() { Ok(()) } else { Err(crate::error::Error::quiet(Kind::NotFound)) });
         if let Err(e) = &out {
@@ -1059,12 +1063,19 @@ fn collation_checked<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T>
     collation_outcome(c, epoch, out)
 }
 
+/// Ends a collated call's scope: the error one of its comparisons met, if any.
+#[cold]
+#[inline(never)]
+fn collation_leave() -> Result<()> {
+    collate::leave();
+    collate::Collator::check()
+}
+
 /// [`collation_checked`] of a collated table.
 #[cold]
 #[inline(never)]
 fn collation_outcome<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T> {
-    collate::leave();
-    match collate::Collator::check() {
+    match collation_leave() {
         Ok(()) => out,
         Err(e) => {
             c.fail(epoch);
