@@ -272,6 +272,34 @@ reverse_table(WT_SESSION *s)
         CHECK_STR(v, "two");
     }
     OK(c->close(c));
+
+    /* A truncate range is in the collator's order; a failed comparison fails it. */
+    {
+        WT_CURSOR *start, *stop;
+        int i;
+        char key[8];
+        OK(s->create(s, "table:revt", "key_format=S,value_format=S,collator=reverse"));
+        for (i = 1; i <= 5; i++) {
+            snprintf(key, sizeof(key), "k%d", i);
+            put(s, "table:revt", key, "v");
+        }
+        OK(s->open_cursor(s, "table:revt", NULL, NULL, &start));
+        OK(s->open_cursor(s, "table:revt", NULL, NULL, &stop));
+        start->set_key(start, "k4");
+        stop->set_key(stop, "k2");
+        fail_compare = EIO;
+        CHECK_RC(s->truncate(s, NULL, start, stop, NULL), EIO);
+        fail_compare = 0;
+        walk(s, "table:revt", 1, got, sizeof(got));
+        CHECK_STR(got, "k5 k4 k3 k2 k1");
+        start->set_key(start, "k4");
+        stop->set_key(stop, "k2");
+        OK(s->truncate(s, NULL, start, stop, NULL));
+        OK(start->close(start));
+        OK(stop->close(stop));
+        walk(s, "table:revt", 1, got, sizeof(got));
+        CHECK_STR(got, "k5 k1");
+    }
 }
 
 static void

@@ -79,8 +79,20 @@ impl Session {
         }
     }
 
-    /// Removes, in the running transaction, every record `from..=to` it sees.
+    /// Removes, in the running transaction, every record `from..=to` it sees. On a collated
+    /// table the comparisons are made for this session, and one that failed is the error.
     fn remove_range(&mut self, table: &Arc<Table>, from: Option<&[u8]>, to: Option<&[u8]>) -> Result<u64> {
+        if table.collator().is_none() {
+            return self.remove_range_in(table, from, to);
+        }
+        collate::enter(self.caller);
+        let out = self.remove_range_in(table, from, to);
+        collate::leave();
+        let failed = collate::Collator::check();
+        failed.and(out)
+    }
+
+    fn remove_range_in(&mut self, table: &Arc<Table>, from: Option<&[u8]>, to: Option<&[u8]>) -> Result<u64> {
         let mut at: Option<Vec<u8>> = from.map(<[u8]>::to_vec);
         let mut dir = Seek::Ge;
         let mut removed = 0;
