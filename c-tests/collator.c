@@ -10,7 +10,9 @@
  *   went to disk, verify answers 0, metadata: names the collator;
  * - reopened with the collator registered again: the same order; without it, open_cursor is
  *   EINVAL "unknown collator 'reverse'" until it is registered;
- * - a compare method returning an error fails the operation with that code;
+ * - WT_CURSOR::compare and equals order keys by the collator;
+ * - a compare method returning an error fails the operation with that code (searches, writes,
+ *   bounds, truncate, an index cursor's look-up of its primary row), and only that operation;
  * - an unregistered name at create is EINVAL "unknown collator 'NAME'";
  * - compare gets the session whose cursor call compares;
  * - customize: a collator customized for a table (by its app_metadata) orders that table, and
@@ -222,7 +224,32 @@ reverse_table(WT_SESSION *s)
     OK(c->bound(c, "action=set,bound=lower"));
     c->set_key(c, "k4");
     CHECK_RC(c->bound(c, "action=set,bound=upper"), EINVAL);
+    /* A failed comparison fails the bound, and only it. */
+    c->set_key(c, "k1");
+    fail_compare = EIO;
+    CHECK_RC(c->bound(c, "action=set,bound=upper"), EIO);
+    fail_compare = 0;
     OK(c->close(c));
+
+    /* WT_CURSOR::compare and equals order keys by the collator: k2 comes before k1. */
+    {
+        WT_CURSOR *c2;
+        int cmp, eq;
+        OK(s->open_cursor(s, "table:rev", NULL, NULL, &c));
+        OK(s->open_cursor(s, "table:rev", NULL, NULL, &c2));
+        c->set_key(c, "k1");
+        OK(c->search(c));
+        c2->set_key(c2, "k2");
+        OK(c2->search(c2));
+        OK(c->compare(c, c2, &cmp));
+        CHECK(cmp > 0);
+        OK(c2->compare(c2, c, &cmp));
+        CHECK(cmp < 0);
+        OK(c->equals(c, c2, &eq));
+        CHECK(eq == 0);
+        OK(c->close(c));
+        OK(c2->close(c2));
+    }
 
     /* A compare error fails the operation with its code. */
     OK(s->open_cursor(s, "table:rev", NULL, NULL, &c));

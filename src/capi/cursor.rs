@@ -313,9 +313,7 @@ unsafe fn compare_keys(cursor: *mut WT_CURSOR, other: *mut WT_CURSOR, api: &str)
             if !std::ptr::eq(std::sync::Arc::as_ptr(mine.table()), other_table) {
                 return Err(Error::invalid("cursors must reference the same object"));
             }
-            let a = mine.key_bytes()?;
-            let b = other_key?;
-            ordering = Ok(a.cmp(&b[..]));
+            ordering = Ok(s.core.compare_key(id, &other_key?)?);
             Ok(())
         })
     };

@@ -765,7 +765,23 @@ impl Session {
 
     /// `WT_CURSOR::bound`.
     pub fn bound(&mut self, id: CursorId, action: crate::cursor::BoundAction) -> Result<()> {
-        self.cursors.get_mut(id).bound(action)
+        let caller = self.caller;
+        let c = self.cursors.get_mut(id);
+        collation_scope(c, caller);
+        let out = c.bound(action);
+        if c.is_collated() { collation_leave().and(out) } else { out }
+    }
+
+    /// `WT_CURSOR::compare` / `equals`: cursor `id`'s key against `other` (another cursor's key
+    /// in the same table), in the table's key order.
+    pub fn compare_key(&mut self, id: CursorId, other: &[u8]) -> Result<std::cmp::Ordering> {
+        let caller = self.caller;
+        let c = self.cursors.get(id);
+        let mine = c.key_bytes()?;
+        let Some(collator) = c.table().collator() else { return Ok(mine.cmp(other)) };
+        collation_enter(caller);
+        let order = collator.order(mine, other);
+        collation_leave().map(|()| order)
     }
 
     /// `WT_CURSOR::largest_key`: leaves the cursor unpositioned (the read snapshot may end).
