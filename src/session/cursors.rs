@@ -779,9 +779,7 @@ impl Session {
         let c = self.cursors.get(id);
         let mine = c.key_bytes()?;
         let Some(collator) = c.table().collator() else { return Ok(mine.cmp(other)) };
-        collation_enter(caller);
-        let order = collator.order(mine, other);
-        collation_leave().map(|()| order)
+        collate::within(caller, || Ok(collator.order(mine, other)))
     }
 
     /// `WT_CURSOR::largest_key`: leaves the cursor unpositioned (the read snapshot may end).

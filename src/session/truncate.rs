@@ -85,11 +85,7 @@ impl Session {
         if table.collator().is_none() {
             return self.remove_range_in(table, from, to);
         }
-        collate::enter(self.caller);
-        let out = self.remove_range_in(table, from, to);
-        collate::leave();
-        let failed = collate::Collator::check();
-        failed.and(out)
+        collate::within(self.caller, || self.remove_range_in(table, from, to))
     }
 
     fn remove_range_in(&mut self, table: &Arc<Table>, from: Option<&[u8]>, to: Option<&[u8]>) -> Result<u64> {

@@ -64,6 +64,15 @@ pub fn leave() {
     CALLER.set(if depth <= 1 { (0, 0) } else { (outer, depth - 1) });
 }
 
+/// `f`, its comparisons made for session `caller`; the error one of them met, if any, is the
+/// outcome (the structures compare without an error path).
+pub fn within<T>(caller: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    enter(caller);
+    let out = f();
+    leave();
+    Collator::check().and(out)
+}
+
 /// The error the thread's comparisons met since the last call, if any.
 pub fn take_failure() -> Option<Error> {
     FAILED.with(|f| f.borrow_mut().take())
