@@ -47,6 +47,7 @@ pub fn guard<T>(api: &str, on_panic: T, body: impl FnOnce() -> T) -> T {
         Ok(value) => value,
         Err(payload) => {
             let text = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| payload_text(&*payload));
+            crate::store::collate::forget_thread_state();
             Events::default().error(std::ptr::null_mut(), "", api, code::WT_PANIC, &format!("internal error: {text}"));
             on_panic
         }

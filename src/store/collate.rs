@@ -64,6 +64,14 @@ pub fn leave() {
     CALLER.set(if depth <= 1 { (0, 0) } else { (outer, depth - 1) });
 }
 
+/// Forgets what a call that panicked left in this thread's comparison state (an open
+/// [`enter`] scope, a recorded failure), so that no later call compares for its session or
+/// reports its failure.
+pub fn forget_thread_state() {
+    CALLER.set((0, 0));
+    let _ = take_failure();
+}
+
 /// `f`, its comparisons made for session `caller`; the error one of them met, if any, is the
 /// outcome (the structures compare without an error path).
 pub fn within<T>(caller: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {

@@ -145,6 +145,45 @@ fn failed_comparison_is_recorded() {
     assert_eq!(e.messages().collect::<Vec<_>>(), ["unknown collator 'later'"]);
 }
 
+/// Comparisons inside a scope are made for its caller, nested scopes keep the outer one, and
+/// what a panicked call left (an open scope, a failure) is forgotten.
+#[test]
+fn comparisons_are_made_for_the_scope_caller() {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    struct Recording(AtomicUsize);
+    impl Collate for Recording {
+        fn compare(&self, caller: usize, a: &[u8], b: &[u8]) -> Result<Ordering> {
+            self.0.store(caller, Relaxed);
+            if a.is_empty() {
+                return Err(Error::quiet(Kind::from_code(5)));
+            }
+            Ok(a.cmp(b))
+        }
+    }
+    let seen = Arc::new(Recording(AtomicUsize::new(99)));
+    let c = Collator::with("rec", seen.clone());
+    c.order(b"a", b"b");
+    assert_eq!(seen.0.load(Relaxed), 0, "outside a scope: no session");
+    let order = super::collate::within(7, || {
+        let inner = super::collate::within(8, || Ok(c.order(b"b", b"a")));
+        assert_eq!(seen.0.load(Relaxed), 7, "a nested scope keeps the outer caller");
+        inner
+    });
+    assert_eq!(order.unwrap(), Ordering::Greater);
+    c.order(b"a", b"b");
+    assert_eq!(seen.0.load(Relaxed), 0);
+    // A failure inside a scope is its outcome.
+    let failed = super::collate::within(3, || Ok(c.order(b"", b"a")));
+    assert_eq!(failed.unwrap_err().code(), 5);
+    // A call that panicked inside a scope with a failure recorded leaves neither behind.
+    super::collate::enter(4);
+    c.order(b"", b"a");
+    super::collate::forget_thread_state();
+    assert!(take_failure().is_none());
+    c.order(b"a", b"b");
+    assert_eq!(seen.0.load(Relaxed), 0);
+}
+
 /// Writers on four threads (splits and emptied leaves leaving under them) and a reader
 /// scanning meanwhile: every scan is in the collator's order, and the end state is exact.
 #[test]
