@@ -598,10 +598,11 @@ impl Index {
         ctx: WriteCtx,
         guard: &'g Guard,
     ) -> Result<Written<'g>, Refused> {
-        self.write_over(key, data, mode, ctx, guard, false, &mut || Some(false))
+        self.write_over(key, data, mode, ctx, guard, false, &mut |_| Some(false))
     }
 
-    /// [`Index::write`] over a layer below that `below` consults. With `likely_new` (the
+    /// [`Index::write`] over a layer below that `below` consults (whether it holds the key in
+    /// its version at a timestamp: its newest, or the writer's snapshot). With `likely_new` (the
     /// caller's guess that the key is new: appends), an insert goes straight to the ordered
     /// index, which finds an existing slot anyway, and skips the hash probe that would miss.
     #[allow(clippy::too_many_arguments)]
@@ -613,7 +614,7 @@ impl Index {
         ctx: WriteCtx,
         guard: &'g Guard,
         likely_new: bool,
-        below: &mut dyn FnMut() -> Option<bool>,
+        below: &mut dyn FnMut(u64) -> Option<bool>,
     ) -> Result<Written<'g>, Refused> {
         let probe = Probe::new(key);
         let immediate = ctx.txn == TXN_COMMITTED;
@@ -669,7 +670,8 @@ impl Index {
                             let view = ReadView::at(ctx.snapshot, ctx.txn).reading_at(ctx.read_ts);
                             let seen = match head.data_in(&view, guard) {
                                 Some(d) => !d.is_tombstone(),
-                                None => self.layered && below().ok_or(Refused::Failed)?,
+                                // Nothing in the index: the tree as the snapshot sees it.
+                                None => self.layered && below(ctx.snapshot).ok_or(Refused::Failed)?,
                             };
                             if seen {
                                 return Err(Refused::Exists);
@@ -681,7 +683,7 @@ impl Index {
                 let live = match cur.as_ref() {
                     Some(v) => !v.data.is_tombstone(),
                     None if mode == Mode::Upsert || !self.layered => false,
-                    None => below().ok_or(Refused::Failed)?,
+                    None => below(crate::btree::tree::TS_NEWEST).ok_or(Refused::Failed)?,
                 };
                 match mode {
                     Mode::InsertNew if live => return Err(Refused::Exists),

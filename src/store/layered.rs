@@ -218,11 +218,12 @@ impl<'t> Layers<'t> {
         Ok(indexed.max(stored))
     }
 
-    /// Whether the tree holds `key` in its newest version (a writer's existence check for a
-    /// key the index holds nothing of).
-    pub fn below(&self, key: &[u8]) -> Result<bool> {
+    /// Whether the tree holds `key` in its version at `ts` (`btree::tree::TS_NEWEST`: its
+    /// newest; a writer's existence checks for a key the index holds nothing of, or nothing its
+    /// snapshot sees).
+    pub fn below(&self, key: &[u8], ts: u64) -> Result<bool> {
         match self.tree {
-            Some(tree) => Ok(tree.get(key, crate::btree::tree::TS_NEWEST)?.is_some()),
+            Some(tree) => Ok(tree.get(key, ts)?.is_some()),
             None => Ok(false),
         }
     }

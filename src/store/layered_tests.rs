@@ -30,8 +30,8 @@ fn key(i: u64) -> Vec<u8> {
 fn commit(index: &Index, layers: Layers<'_>, key: &[u8], value: Option<&[u8]>, mode: Mode, ts: u64) -> Result<(), Refused> {
     let guard = Guard::new();
     let data = value.map_or(Data::Tombstone, Data::value);
-    let written = index.write_over(key, data, mode, WriteCtx { txn: ts + 1_000_000, snapshot: TS_LATEST, read_ts: NO_READ_TS }, &guard, false, &mut || {
-        layers.below(key).ok()
+    let written = index.write_over(key, data, mode, WriteCtx { txn: ts + 1_000_000, snapshot: TS_LATEST, read_ts: NO_READ_TS }, &guard, false, &mut |ts| {
+        layers.below(key, ts).ok()
     })?;
     written.version.as_ref().unwrap().stamp(ts);
     Ok(())

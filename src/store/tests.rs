@@ -633,13 +633,13 @@ fn a_wrong_new_key_guess_still_finds_the_slot() {
     let guard = Guard::new();
     let keys: [&[u8]; 3] = [b"short", b"0000000000000000123\0", &[7u8; 40]];
     for key in keys {
-        idx.write_over(key, Data::value(b"v1"), Mode::Upsert, WriteCtx::IMMEDIATE, &guard, true, &mut || Some(false))
+        idx.write_over(key, Data::value(b"v1"), Mode::Upsert, WriteCtx::IMMEDIATE, &guard, true, &mut |_| Some(false))
             .unwrap();
-        idx.write_over(key, Data::value(b"v2"), Mode::Upsert, WriteCtx::IMMEDIATE, &guard, true, &mut || Some(false))
+        idx.write_over(key, Data::value(b"v2"), Mode::Upsert, WriteCtx::IMMEDIATE, &guard, true, &mut |_| Some(false))
             .unwrap();
         assert_eq!(idx.get(key, &guard), Some(&b"v2"[..]));
         let refused = idx
-            .write_over(key, Data::value(b"v3"), Mode::InsertNew, WriteCtx::IMMEDIATE, &guard, true, &mut || Some(false))
+            .write_over(key, Data::value(b"v3"), Mode::InsertNew, WriteCtx::IMMEDIATE, &guard, true, &mut |_| Some(false))
             .map(drop);
         assert_eq!(refused, Err(Refused::Exists));
         assert_eq!(idx.get(key, &guard), Some(&b"v2"[..]));

@@ -849,7 +849,7 @@ impl Txn {
         // Whether the table's tree holds the key, when the index cannot tell; a read error
         // refuses the write and is kept for `take_failure`.
         let mut unreadable = None;
-        let mut below = || match table.layers().below(key) {
+        let mut below = |ts| match table.layers().below(key, ts) {
             Ok(held) => Some(held),
             Err(e) => {
                 unreadable = Some(e);
