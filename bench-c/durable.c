@@ -9,7 +9,9 @@
  *                 With -S on also commit_p50_us / commit_p90_us: the commit latency (begin to
  *                 commit's return) of the measured commits, which a stalled disk moves less
  *                 than the rate. With -i N: N commits on the main thread, untimed
- *                 (tools/callgrind-per-op).
+ *                 (tools/callgrind-per-op). With -T each thread inserts into a table of its own
+ *                 (table:bench0, table:bench1, ...): against the one-table run, what the
+ *                 threads share inside a table costs.
  *   -m reopen     loads -n rows (-b per transaction, journal on, no sync), then either closes
  *                 cleanly (-k clean: the final checkpoint) or is killed with SIGKILL in a child
  *                 process (-k crash: after log_flush(sync=off), so that recovery replays the
@@ -24,7 +26,7 @@
  * point -d at the real disk, since fsync costs nothing on tmpfs.
  *
  * usage: durable -m insert|reopen|ckptread [-t threads] [-s seconds] [-w warmup] [-n rows]
- *                [-S on|off] [-k clean|crash] [-b rows_per_txn] [-d parent_dir] [-i commits]
+ *                [-S on|off] [-k clean|crash] [-b rows_per_txn] [-d parent_dir] [-i commits] [-T]
  * Output (last line): durable mode=M ... with ops_per_sec (insert, ckptread) or reopen_us.
  */
 #define _GNU_SOURCE
@@ -46,6 +48,7 @@
 static WT_CONNECTION *conn;
 static volatile int phase; /* 0 warm-up, 1 measure, 2 stop */
 static int sync_on, threads = 1;
+static int table_per_thread; /* -T: -m insert threads each insert into their own table */
 static uint64_t rows; /* -n: loaded (reopen) or read (ckptread) */
 static char value[VALUE_SIZE];
 
@@ -74,9 +77,11 @@ run_insert(void *arg)
     WT_CURSOR *c;
     uint64_t i, ops = 0;
     const char *commit = sync_on ? "sync=on" : "sync=off";
+    char uri[64];
 
+    snprintf(uri, sizeof(uri), table_per_thread ? URI "%d" : URI, w->id);
     DIE(conn->open_session(conn, NULL, NULL, &s));
-    DIE(s->open_cursor(s, URI, NULL, NULL, &c));
+    DIE(s->open_cursor(s, uri, NULL, NULL, &c));
     for (i = 0; phase != 2; i++) {
         double start = sync_on ? now() : 0;
         DIE(s->begin_transaction(s, NULL));
@@ -193,7 +198,7 @@ main(int argc, char **argv)
     WT_SESSION *s;
     int i, opt;
 
-    while ((opt = getopt(argc, argv, BENCH_OPTSTRING "m:S:k:b:d:")) != -1)
+    while ((opt = getopt(argc, argv, BENCH_OPTSTRING "m:S:k:b:d:T")) != -1)
         switch (opt) {
         case 'm':
             mode = optarg;
@@ -211,6 +216,9 @@ main(int argc, char **argv)
             break;
         case 'd':
             parent = optarg;
+            break;
+        case 'T':
+            table_per_thread = 1;
             break;
         default:
             if (!bench_opt(&o, opt, optarg))
@@ -244,6 +252,11 @@ main(int argc, char **argv)
         DIE(wiredtiger_open(home, NULL, cfg, &conn));
         DIE(conn->open_session(conn, NULL, NULL, &s));
         DIE(s->create(s, URI, "key_format=Q,value_format=S"));
+        for (i = 0; table_per_thread && i < threads; i++) {
+            char uri[64];
+            snprintf(uri, sizeof(uri), URI "%d", i);
+            DIE(s->create(s, uri, "key_format=Q,value_format=S"));
+        }
         if (o.iterations > 0) {
             WT_CURSOR *c;
             const char *commit = sync_on ? "sync=on" : "sync=off";
@@ -268,8 +281,8 @@ main(int argc, char **argv)
         (void)read_conn_stat(s, WT_STAT_CONN_LOG_SYNC, &syncs);
         (void)read_conn_stat(s, WT_STAT_CONN_TXN_COMMIT, &commits);
         DIE(conn->close(conn, NULL));
-        printf("durable mode=insert threads=%d sync=%s ops=%" PRIu64 " seconds=%.3f ops_per_sec=%.0f", threads,
-          sync_on ? "on" : "off", total, elapsed, (double)total / elapsed);
+        printf("durable mode=insert threads=%d tables=%d sync=%s ops=%" PRIu64 " seconds=%.3f ops_per_sec=%.0f", threads,
+          table_per_thread ? threads : 1, sync_on ? "on" : "off", total, elapsed, (double)total / elapsed);
         if (sync_on && o.iterations == 0)
             printf(" commit_p50_us=%d commit_p90_us=%d", lat_percentile(workers, 0.5), lat_percentile(workers, 0.9));
         if (syncs >= 0 && commits > 0)
@@ -373,7 +386,7 @@ main(int argc, char **argv)
 usage:
     fprintf(stderr,
       "usage: %s -m insert|reopen|ckptread [-t threads] [-s seconds] [-w warmup] [-n rows] [-S on|off] "
-      "[-k clean|crash] [-b rows_per_txn] [-d parent_dir] [-i commits]\n",
+      "[-k clean|crash] [-b rows_per_txn] [-d parent_dir] [-i commits] [-T]\n",
       argv[0]);
     return 2;
 }
