@@ -15,6 +15,7 @@ use crate::config::{ItemKind, Parser};
 use crate::error::{Error, Kind, Result};
 use crate::store::Collate;
 
+use super::extractor::session_of;
 use super::handles::{c_str, ConnectionHandle};
 use super::config_parser::WT_CONFIG_ITEM;
 use super::types::{WT_COLLATOR, WT_COMPRESSOR, WT_CONNECTION, WT_ITEM, WT_SESSION};
@@ -84,7 +85,7 @@ impl Collate for AppCollator {
         // SAFETY: the application's method with its own collator, the calling session (its
         // token is its `WT_SESSION *`) or NULL, and two items that live through the call (only
         // read).
-        let rc = unsafe { (self.compare)(self.object, caller as *mut WT_SESSION, &first, &second, &mut cmp) };
+        let rc = unsafe { (self.compare)(self.object, session_of(caller), &first, &second, &mut cmp) };
         if rc != 0 {
             return Err(Error::quiet(Kind::from_code(rc)));
         }
@@ -98,7 +99,7 @@ impl Collate for AppCollator {
             // SAFETY: the application's customize method with its own collator, the session
             // (its token is its `WT_SESSION *`), a NUL-terminated URI and an item, which outlive
             // the call.
-            unsafe { customize(self.object, caller as *mut WT_SESSION, uri_c, appcfg, &mut custom) }
+            unsafe { customize(self.object, session_of(caller), uri_c, appcfg, &mut custom) }
         })?;
         if rc != 0 {
             return Err(Error::quiet(Kind::from_code(rc)));

@@ -76,7 +76,7 @@ impl Drop for AppExtractor {
 }
 
 /// The session pointer of a `Session::caller` token (0: none).
-fn session_of(caller: usize) -> *mut WT_SESSION {
+pub(super) fn session_of(caller: usize) -> *mut WT_SESSION {
     caller as *mut WT_SESSION
 }
 

@@ -316,7 +316,7 @@ impl Cursor {
         }
         // A search that misses leaves its key readable even when the cursor was positioned on
         // it: the search made the key the application's (difftest seed 93).
-        if self.table.tree().is_none() && self.table.collator().is_none() {
+        if self.table.tree().is_none() && !self.collated {
             self.key.mark_app();
             return Err(Error::quiet(Kind::NotFound));
         }

@@ -684,14 +684,13 @@ impl Session {
         } else {
             let view = self.txn.read_view();
             let c = self.cursors.get(id);
-            collation_scope(c, self.caller);
-            let guard = scc::Guard::new();
-            let read = c.table().layers().read(key, &view, &guard).map(|value| match value {
-                Some(value) => out.set_app(&value),
-                None => out.clear(),
-            });
-            // A comparison that failed on a collated table is this read's error.
-            if c.is_collated() { collation_leave().and(read) } else { read }
+            collated_call(c, self.caller, || {
+                let guard = scc::Guard::new();
+                c.table().layers().read(key, &view, &guard).map(|value| match value {
+                    Some(value) => out.set_app(&value),
+                    None => out.clear(),
+                })
+            })
         };
         let out = found.and_then(|()| if out.bytes().is_some() { Ok(()) } else { Err(crate::error::Error::quiet(Kind::NotFound)) });
         if let Err(e) = &out {
@@ -767,19 +766,19 @@ impl Session {
     pub fn bound(&mut self, id: CursorId, action: crate::cursor::BoundAction) -> Result<()> {
         let caller = self.caller;
         let c = self.cursors.get_mut(id);
-        collation_scope(c, caller);
-        let out = c.bound(action);
-        if c.is_collated() { collation_leave().and(out) } else { out }
+        if !c.is_collated() {
+            return c.bound(action);
+        }
+        collate::within(caller, || c.bound(action))
     }
 
     /// `WT_CURSOR::compare` / `equals`: cursor `id`'s key against `other` (another cursor's key
     /// in the same table), in the table's key order.
-    pub fn compare_key(&mut self, id: CursorId, other: &[u8]) -> Result<std::cmp::Ordering> {
-        let caller = self.caller;
+    pub fn compare_key(&self, id: CursorId, other: &[u8]) -> Result<std::cmp::Ordering> {
         let c = self.cursors.get(id);
         let mine = c.key_bytes()?;
         let Some(collator) = c.table().collator() else { return Ok(mine.cmp(other)) };
-        collate::within(caller, || Ok(collator.order(mine, other)))
+        collate::within(self.caller, || Ok(collator.order(mine, other)))
     }
 
     /// `WT_CURSOR::largest_key`: leaves the cursor unpositioned (the read snapshot may end).
@@ -1077,19 +1076,22 @@ fn collation_checked<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T>
     collation_outcome(c, epoch, out)
 }
 
-/// Ends a collated call's scope: the error one of its comparisons met, if any.
-#[cold]
-#[inline(never)]
-fn collation_leave() -> Result<()> {
-    collate::leave();
-    collate::Collator::check()
+/// `f`, a call on cursor `c` outside [`Session::read`] / `write` that may compare keys: on a
+/// collated table within a scope for session `caller` ([`collate::within`]).
+#[inline(always)]
+fn collated_call<T>(c: &Cursor, caller: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    if !c.is_collated() {
+        return f();
+    }
+    collate::within(caller, f)
 }
 
 /// [`collation_checked`] of a collated table.
 #[cold]
 #[inline(never)]
 fn collation_outcome<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T> {
-    match collation_leave() {
+    collate::leave();
+    match collate::Collator::check() {
         Ok(()) => out,
         Err(e) => {
             c.fail(epoch);
