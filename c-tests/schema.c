@@ -611,6 +611,121 @@ test_item_index(WT_SESSION *s)
     OK(ix->close(ix));
 }
 
+/* The id an index cursor's search on `city` lands on (0: WT_NOTFOUND). */
+static uint64_t
+city_id(WT_CURSOR *ix, const char *city)
+{
+    uint64_t id;
+    int ret;
+
+    ix->set_key(ix, city);
+    ret = ix->search(ix);
+    if (ret == WT_NOTFOUND)
+        return (0);
+    OK(ret);
+    OK(ix->get_value(ix, &id));
+    return (id);
+}
+
+/*
+ * Index search by its columns: the first entry in index order (duplicates by primary key) that
+ * the reader's snapshot sees, through updates that move rows between index keys, removals,
+ * uncommitted writes of another session, and many rows sharing one key.
+ */
+static void
+test_index_search_snapshots(WT_CONNECTION *conn)
+{
+    WT_CURSOR *c, *ix, *c2;
+    WT_SESSION *s, *s2;
+    char city[32];
+    uint64_t i;
+
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    OK(conn->open_session(conn, NULL, NULL, &s2));
+    OK(s->create(s, "table:towns", "key_format=Q,value_format=SS,columns=(id,name,city)"));
+    OK(s->create(s, "index:towns:city", "columns=(city)"));
+    OK(s->open_cursor(s, "table:towns", NULL, NULL, &c));
+    OK(s2->open_cursor(s2, "table:towns", NULL, NULL, &c2));
+    OK(s->open_cursor(s, "index:towns:city(id)", NULL, NULL, &ix));
+    c->set_key(c, (uint64_t)5);
+    c->set_value(c, "e", "Oslo");
+    OK(c->insert(c));
+    CHECK(city_id(ix, "Oslo") == 5);
+    CHECK(city_id(ix, "Bergen") == 0);
+    /* A smaller primary key with the same city comes first. */
+    c->set_key(c, (uint64_t)3);
+    c->set_value(c, "c", "Oslo");
+    OK(c->insert(c));
+    CHECK(city_id(ix, "Oslo") == 3);
+    /* A snapshot keeps what it saw while another session moves and removes rows. */
+    OK(s->begin_transaction(s, "isolation=snapshot"));
+    CHECK(city_id(ix, "Oslo") == 3);
+    c2->set_key(c2, (uint64_t)3);
+    c2->set_value(c2, "c", "Bergen");
+    OK(c2->update(c2));
+    c2->set_key(c2, (uint64_t)5);
+    OK(c2->remove(c2));
+    CHECK(city_id(ix, "Oslo") == 3);
+    CHECK(city_id(ix, "Bergen") == 0);
+    OK(s->commit_transaction(s, NULL));
+    CHECK(city_id(ix, "Oslo") == 0);
+    CHECK(city_id(ix, "Bergen") == 3);
+    /* Another session's uncommitted insert is not seen; its own writer sees it. */
+    OK(s2->begin_transaction(s2, NULL));
+    c2->set_key(c2, (uint64_t)1);
+    c2->set_value(c2, "a", "Bergen");
+    OK(c2->insert(c2));
+    CHECK(city_id(ix, "Bergen") == 3);
+    {
+        WT_CURSOR *ix2;
+        OK(s2->open_cursor(s2, "index:towns:city(id)", NULL, NULL, &ix2));
+        CHECK(city_id(ix2, "Bergen") == 1);
+        OK(ix2->close(ix2));
+    }
+    OK(s2->rollback_transaction(s2, NULL));
+    CHECK(city_id(ix, "Bergen") == 3);
+    /* Many rows of one city: still the smallest id, as rows leave from the front. */
+    for (i = 100; i < 140; i++) {
+        c->set_key(c, i);
+        c->set_value(c, "x", "Tromso");
+        OK(c->insert(c));
+    }
+    for (i = 100; i < 139; i++) {
+        CHECK(city_id(ix, "Tromso") == i);
+        c->set_key(c, i);
+        OK(c->remove(c));
+    }
+    CHECK(city_id(ix, "Tromso") == 139);
+    /* Cities are distinct keys: one city is not a prefix match for a longer one. */
+    c->set_key(c, (uint64_t)200);
+    c->set_value(c, "y", "Oslofjord");
+    OK(c->insert(c));
+    CHECK(city_id(ix, "Oslo") == 0);
+    CHECK(city_id(ix, "Oslofjord") == 200);
+    /* search_near on an exact city lands on it. */
+    ix->set_key(ix, "Bergen");
+    {
+        int exact = 7;
+        OK(ix->search_near(ix, &exact));
+        CHECK(exact == 0);
+    }
+    for (i = 0; i < 1000; i++) {
+        snprintf(city, sizeof(city), "town%04" PRIu64, i);
+        c->set_key(c, 1000 + i);
+        c->set_value(c, "z", city);
+        OK(c->insert(c));
+    }
+    for (i = 0; i < 1000; i += 37) {
+        snprintf(city, sizeof(city), "town%04" PRIu64, i);
+        CHECK(city_id(ix, city) == 1000 + i);
+    }
+    OK(ix->close(ix));
+    OK(c->close(c));
+    OK(c2->close(c2));
+    OK(s2->close(s2, NULL));
+    OK(s->close(s, NULL));
+}
+
 int
 main(void)
 {
@@ -623,6 +738,7 @@ main(void)
     test_projections(s);
     test_indices(s);
     test_item_index(s);
+    test_index_search_snapshots(conn);
     test_colgroups(s);
     test_joins(s);
     test_rename(s);

@@ -431,6 +431,17 @@ impl Cursor {
         let guard = Guard::new();
         let (table, parts) = self.landing();
         let layers = table.layers();
+        if layers.tree.is_none() {
+            // A secondary index in memory answers a point look-up by its columns from its
+            // prefix map; what the map cannot tell is left to the seek below.
+            if let Some((key, value)) = layers.index.seek_prefix(prefix, &view, &guard) {
+                if is_prepared_value(value) {
+                    return Err(prepare_conflict());
+                }
+                Self::land(parts, (key, value), epoch);
+                return Ok(Some(true));
+            }
+        }
         let order = table.collator().map(|c| &**c);
         let mut record = layers.seek(Some(prefix), Seek::Ge, view, &guard)?;
         if !record.as_ref().is_some_and(|(key, _)| collate::starts_with(order, key, prefix)) {

@@ -318,6 +318,14 @@ pub trait ArgSink<'a> {
     fn clear(&mut self);
 }
 
+/// A sink that keeps nothing: an unpack that only measures how many bytes the fields take.
+pub struct Discard;
+
+impl<'a> ArgSink<'a> for Discard {
+    fn push(&mut self, _: Arg<'a>) {}
+    fn clear(&mut self) {}
+}
+
 impl<'a> ArgSink<'a> for Vec<Arg<'a>> {
     fn push(&mut self, arg: Arg<'a>) {
         Vec::push(self, arg);

@@ -16,7 +16,7 @@ mod nul;
 mod stream;
 pub mod varint;
 
-pub use codec::{ArgSink, pack, pack_into, packed_size, unpack, Arg};
+pub use codec::{ArgSink, Discard, pack, pack_into, packed_size, unpack, Arg};
 pub use error::PackError;
 pub use format::{CArg, Field, FieldKind, Format, MAX_CARGS};
 pub use stream::{Stream, StreamArg, StreamError};

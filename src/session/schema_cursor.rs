@@ -585,7 +585,7 @@ impl Session {
                 // The common case needs no row: the stored key is the index columns then the
                 // primary key, encoded as they are on their own, and the value is the stored one.
                 let entry = self.cursors.get(sc.scan).key_bytes()?;
-                let n = crate::pack::unpack(&layout.indices[at].key_format, entry, &mut Skip)?;
+                let n = crate::pack::unpack(&layout.indices[at].key_format, entry, &mut crate::pack::Discard)?;
                 // A raw index cursor's key is the whole stored key, as the reference's.
                 sc.key.set_app(if sc.config.raw { entry } else { &entry[..n] });
                 sc.pk.clear();
@@ -981,12 +981,4 @@ fn place(row: &mut [Value], positions: impl Iterator<Item = usize>, values: Vec<
     for (p, v) in positions.zip(values) {
         row[p] = v;
     }
-}
-
-/// An unpack that only measures.
-struct Skip;
-
-impl<'a> crate::pack::ArgSink<'a> for Skip {
-    fn push(&mut self, _: crate::pack::Arg<'a>) {}
-    fn clear(&mut self) {}
 }

@@ -41,6 +41,7 @@ use sdd::{Owned, Ptr};
 use super::collate::Collator;
 use super::key::{Key, KeyHashBuilder, Probe, ShortKey};
 use super::ordered::{Entry, Ordered, Steps};
+use super::prefixes::{Prefixes, Split};
 use super::version::{
     is_prepared, Data, ReadView, Slot, Version, NO_READ_TS, RETIRED, TS_ABORTED, TS_LATEST, TXN_COMMITTED,
 };
@@ -166,6 +167,9 @@ pub struct Index {
     /// A collator orders the keys (`tree` holds it): keys equal under it may differ in bytes,
     /// so the hash indexes stay empty and point look-ups search the ordered index.
     collated: bool,
+    /// A secondary index held in memory: its slots by the index columns too
+    /// ([`Index::seek_prefix`]).
+    prefixes: Option<Prefixes>,
 }
 
 impl Default for Index {
@@ -189,12 +193,30 @@ impl Index {
             long: HashIndex::with_hasher(KeyHashBuilder::default()),
             layered: false,
             collated: false,
+            prefixes: None,
         }
     }
 
     /// An empty index ordered by `collate` (`None`: bytewise), `layered` over a tree or not.
     pub fn ordered_by(collate: Option<Arc<Collator>>, layered: bool) -> Self {
         Index { collated: collate.is_some(), tree: Ordered::ordered_by(collate), layered, ..Index::new() }
+    }
+
+    /// This (empty) index with a prefix map ([`super::prefixes`]) whose prefixes `split`
+    /// measures; ignored where the map would not hold (a layered or collated index).
+    pub fn with_prefixes(mut self, split: Split) -> Self {
+        if !self.layered && !self.collated {
+            self.prefixes = Some(Prefixes::new(split));
+        }
+        self
+    }
+
+    /// The first entry whose key starts with `prefix` (a whole prefix of an index with a
+    /// prefix map) that `view` sees a value of, found by a hash probe; `None` when the map
+    /// cannot tell (no map, no such entry, or too many): the caller then seeks.
+    #[inline]
+    pub fn seek_prefix<'g>(&'g self, prefix: &[u8], view: &ReadView, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
+        self.prefixes.as_ref()?.first_live(prefix, view, guard)
     }
 
     /// An empty index layered over a tree: keys it does not hold are looked up there, and
@@ -501,6 +523,9 @@ impl Index {
             Some(short) => self.short.remove_if_sync(&short, is_target),
             None => self.long.remove_if_sync(&probe, is_target),
         };
+        if let Some(prefixes) = &self.prefixes {
+            prefixes.leave(probe.bytes(), target);
+        }
         true
     }
 
@@ -803,10 +828,14 @@ impl Index {
                 }
             };
             if inserted {
+                self.join_prefix(probe, slot);
                 return true;
             }
             match self.hash_peek(probe, guard) {
-                Some(other) if std::ptr::eq(other.as_ptr(), target) => return true,
+                Some(other) if std::ptr::eq(other.as_ptr(), target) => {
+                    self.join_prefix(probe, slot);
+                    return true;
+                }
                 Some(other) if other.head.load(Acquire, guard).tag() == RETIRED => {
                     // A retired slot left behind by a late publisher: clear it away.
                     self.unlink(probe, other);
@@ -815,6 +844,14 @@ impl Index {
                 // Unlinked meanwhile: insert again.
                 None => {}
             }
+        }
+    }
+
+    /// Puts the slot being published into its prefix's group, if the index keeps a prefix map.
+    #[inline]
+    fn join_prefix(&self, probe: &Probe<'_>, slot: &Shared<Slot>) {
+        if let Some(prefixes) = &self.prefixes {
+            prefixes.join(probe.bytes(), slot);
         }
     }
 
@@ -851,6 +888,9 @@ impl Index {
             Some(short) => self.short.remove_if_sync(&short, is_target),
             None => self.long.remove_if_sync(probe, is_target),
         };
+        if let Some(prefixes) = &self.prefixes {
+            prefixes.leave(probe.bytes(), target);
+        }
         self.tree.remove_if(probe, |e| std::ptr::eq(e.slot.as_ptr(), target));
     }
 }

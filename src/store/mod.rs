@@ -30,6 +30,7 @@ pub mod index;
 pub mod key;
 pub mod layered;
 pub mod ordered;
+pub mod prefixes;
 pub mod version;
 
 pub use collate::{Collate, Collator};
@@ -58,3 +59,6 @@ mod perf_tests;
 
 #[cfg(test)]
 mod layered_tests;
+
+#[cfg(test)]
+mod prefix_tests;

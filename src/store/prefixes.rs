@@ -1,0 +1,165 @@
+//! Point look-ups of a secondary index by its leading columns.
+//!
+//! A secondary index's stored key is its columns followed by the primary key, so `search` on
+//! an index cursor asks for the first live entry whose key starts with the columns. The ordered
+//! index answers that with a descent; this map answers it with a hash probe: each distinct
+//! prefix (the index columns as packed) maps to the slots whose keys start with it, in key
+//! order. Readers peek without a lock and take the first member their view sees a value of; a
+//! prefix with no member they see (or a map without the prefix) is left to the descent, which
+//! stays the only answer for misses, neighbours and scans.
+//!
+//! Why it is exact when it answers: a slot becomes a member when it is published, before its
+//! first version is installed ([`super::index`]'s protocol), and leaves only once it is retired
+//! (it then holds no version). So any slot holding a version some view can see is a member of
+//! its prefix's group, and the group's first visible member is the first visible entry with
+//! that prefix. Members that were retired meanwhile are skipped by readers (no visible value)
+//! and dropped by the next writer of the group.
+//!
+//! Used only where it pays and holds: an index held whole in memory (no tree on disk below
+//! it, whose rows the map does not know), ordered bytewise (a collator may call different
+//! bytes equal). A prefix shared by more than [`MAX_MEMBERS`] keys becomes [`Group::Crowded`]
+//! and is left to the descent from then on (a count of members that come and go could not be
+//! kept exact without a lock readers would see).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Acquire;
+
+use scc::hash_index::Entry as MapEntry;
+use scc::{Guard, HashIndex, Shared};
+
+use super::key::{Key, KeyHashBuilder, Probe};
+use super::version::{ReadView, Slot, RETIRED};
+
+/// Keys sharing a prefix kept as a group; past it the prefix is [`Group::Crowded`].
+pub const MAX_MEMBERS: usize = 8;
+
+/// How long a stored key's prefix is (`None`: the key does not parse, and the map turns itself
+/// off, since it could no longer list every slot).
+pub type Split = Box<dyn Fn(&[u8]) -> Option<usize> + Send + Sync>;
+
+/// One slot of a group, with its whole key (what the reader lands on).
+#[derive(Clone)]
+struct Member {
+    key: Key,
+    slot: Shared<Slot>,
+}
+
+impl Member {
+    fn is_retired(&self, guard: &Guard) -> bool {
+        self.slot.head.load(Acquire, guard).tag() == RETIRED
+    }
+}
+
+/// The slots of one prefix.
+#[derive(Clone)]
+enum Group {
+    /// The common case of a unique index: one slot, held inline.
+    One(Member),
+    /// A few, in key order.
+    Several(Arc<[Member]>),
+    /// Too many to keep: readers descend.
+    Crowded,
+}
+
+impl Group {
+    fn members(&self) -> &[Member] {
+        match self {
+            Group::One(m) => std::slice::from_ref(m),
+            Group::Several(ms) => ms,
+            Group::Crowded => &[],
+        }
+    }
+
+    /// The group of `members` (sorted), or `None` when none is left.
+    fn of(mut members: Vec<Member>) -> Option<Group> {
+        Some(match members.len() {
+            0 => return None,
+            1 => Group::One(members.pop().expect("one member")),
+            n if n > MAX_MEMBERS => Group::Crowded,
+            _ => Group::Several(members.into()),
+        })
+    }
+}
+
+/// The prefix map of one index (see the module's documentation).
+pub struct Prefixes {
+    split: Split,
+    groups: HashIndex<Key, Group, KeyHashBuilder>,
+    /// A key that did not split was published: the map no longer knows every slot, so it
+    /// answers nothing. Only ever set, by a writer; readers load it (a line no hot path writes).
+    off: std::sync::atomic::AtomicBool,
+}
+
+impl Prefixes {
+    /// An empty map whose keys' prefixes `split` measures.
+    pub fn new(split: Split) -> Self {
+        Prefixes { split, groups: HashIndex::with_hasher(KeyHashBuilder::default()), off: Default::default() }
+    }
+
+    /// The first key starting with `prefix` (a whole prefix, as `split` measures them) whose
+    /// value `view` sees, with that value; `None` when the map cannot tell.
+    #[inline]
+    pub fn first_live<'g>(&'g self, prefix: &[u8], view: &ReadView, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
+        if self.off.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        let group = self.groups.peek(&Probe::new(prefix), guard)?;
+        group
+            .members()
+            .iter()
+            .find_map(|m| m.slot.value_in(view, guard).map(|v| (m.key.as_bytes(), v)))
+    }
+
+    /// Adds the slot of `key`, about to get its first version, to its prefix's group (a slot
+    /// already there stays as it is: any writer may publish a pending slot).
+    pub fn join(&self, key: &[u8], slot: &Shared<Slot>) {
+        let Some(n) = self.prefix_len(key) else { return };
+        let member = Member { key: Key::new(key), slot: slot.clone() };
+        match self.groups.entry_sync(Key::new(&key[..n])) {
+            MapEntry::Vacant(v) => {
+                v.insert_entry(Group::One(member));
+            }
+            MapEntry::Occupied(mut o) => {
+                let group = o.get();
+                if matches!(group, Group::Crowded) || group.members().iter().any(|m| same(m, slot)) {
+                    return;
+                }
+                let guard = Guard::new();
+                let mut members: Vec<Member> = group.members().iter().filter(|m| !m.is_retired(&guard)).cloned().collect();
+                let at = members.partition_point(|m| m.key.as_bytes() <= key);
+                members.insert(at, member);
+                o.update(Group::of(members).expect("a member was added"));
+            }
+        }
+    }
+
+    /// Takes the retired slot at `target`, of `key`, out of its prefix's group (nothing if it
+    /// is not there: unlinking is helped by several writers).
+    pub fn leave(&self, key: &[u8], target: *const Slot) {
+        let Some(n) = self.prefix_len(key) else { return };
+        let MapEntry::Occupied(mut o) = self.groups.entry_sync(Key::new(&key[..n])) else { return };
+        let group = o.get();
+        if !group.members().iter().any(|m| std::ptr::eq(m.slot.as_ptr(), target)) {
+            return;
+        }
+        let members = group.members().iter().filter(|m| !std::ptr::eq(m.slot.as_ptr(), target)).cloned().collect();
+        match Group::of(members) {
+            Some(group) => o.update(group),
+            None => o.remove_entry(),
+        }
+    }
+
+    fn prefix_len(&self, key: &[u8]) -> Option<usize> {
+        match (self.split)(key) {
+            Some(n) if n <= key.len() => Some(n),
+            _ => {
+                self.off.store(true, std::sync::atomic::Ordering::Relaxed);
+                None
+            }
+        }
+    }
+}
+
+fn same(m: &Member, slot: &Shared<Slot>) -> bool {
+    std::ptr::eq(m.slot.as_ptr(), slot.as_ptr())
+}
