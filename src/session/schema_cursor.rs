@@ -81,6 +81,8 @@ pub struct SchemaCursor {
     extractors: Vec<Option<Result<Arc<dyn Extractor>>>>,
     /// A primary key copied out of an index entry (kept, so a search allocates nothing).
     pk: Vec<u8>,
+    /// An index key being packed by an insert (kept, so an insert allocates none for it).
+    index_key: Vec<u8>,
 }
 
 /// The format of raw cursors' keys and values: one item.
@@ -372,6 +374,7 @@ impl Session {
             joined: Arc::default(),
             extractors,
             pk: Vec::new(),
+            index_key: Vec::new(),
         }))
     }
 
@@ -731,6 +734,8 @@ impl Session {
     /// written as an update when the cursor overwrites.
     fn insert_items(&mut self, sc: &mut SchemaCursor) -> Result<()> {
         let layout = Arc::clone(&sc.layout);
+        // (A failure before it is put back costs the buffer, not correctness.)
+        let mut index_key = std::mem::take(&mut sc.index_key);
         let (key, value) = (sc.key_bytes()?, sc.value_bytes()?);
         // Unpacked first, as a row of values would be: a raw cursor's malformed item fails here.
         let (mut key_items, mut value_items) = (Vec::new(), Vec::new());
@@ -746,15 +751,15 @@ impl Session {
             }
             Err(e) => return Err(e),
         }
-        let mut index_key = Vec::new();
-        for at in 0..layout.indices.len() {
+        let out = (0..layout.indices.len()).try_for_each(|at| {
             layout.index_key_of_items(at, &key_items, &value_items, key, &mut index_key)?;
             let id = sc.indices[at];
             self.set_key_with(id, raw_fill(&index_key));
             self.set_value_with(id, raw_fill(&[]));
-            self.insert(id)?;
-        }
-        Ok(())
+            self.insert(id)
+        });
+        sc.index_key = index_key;
+        out
     }
 
     fn write_row(&mut self, sc: &mut SchemaCursor, write: Write, append: bool, row: &mut [Value]) -> Result<()> {

@@ -828,12 +828,12 @@ impl Index {
                 }
             };
             if inserted {
-                self.join_prefix(probe, slot);
+                self.join_prefix(probe, slot, owned_key);
                 return true;
             }
             match self.hash_peek(probe, guard) {
                 Some(other) if std::ptr::eq(other.as_ptr(), target) => {
-                    self.join_prefix(probe, slot);
+                    self.join_prefix(probe, slot, owned_key);
                     return true;
                 }
                 Some(other) if other.head.load(Acquire, guard).tag() == RETIRED => {
@@ -849,9 +849,9 @@ impl Index {
 
     /// Puts the slot being published into its prefix's group, if the index keeps a prefix map.
     #[inline]
-    fn join_prefix(&self, probe: &Probe<'_>, slot: &Shared<Slot>) {
+    fn join_prefix(&self, probe: &Probe<'_>, slot: &Shared<Slot>, owned_key: &mut Option<Key>) {
         if let Some(prefixes) = &self.prefixes {
-            prefixes.join(probe.bytes(), slot);
+            prefixes.join(owned_key.get_or_insert_with(|| Key::new(probe.bytes())).clone(), slot);
         }
     }
 

@@ -21,13 +21,15 @@
 //! and is left to the descent from then on (a count of members that come and go could not be
 //! kept exact without a lock readers would see).
 
+use std::hash::Hash;
 use std::sync::Arc;
-use std::sync::atomic::Ordering::Acquire;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::{Acquire, Relaxed};
 
 use scc::hash_index::Entry as MapEntry;
 use scc::{Guard, HashIndex, Shared};
 
-use super::key::{Key, KeyHashBuilder, Probe};
+use super::key::{Key, KeyHashBuilder, Probe, ShortKey};
 use super::version::{ReadView, Slot, RETIRED};
 
 /// Keys sharing a prefix kept as a group; past it the prefix is [`Group::Crowded`].
@@ -45,6 +47,10 @@ struct Member {
 }
 
 impl Member {
+    fn is(&self, slot: *const Slot) -> bool {
+        std::ptr::eq(self.slot.as_ptr(), slot)
+    }
+
     fn is_retired(&self, guard: &Guard) -> bool {
         self.slot.head.load(Acquire, guard).tag() == RETIRED
     }
@@ -81,29 +87,40 @@ impl Group {
     }
 }
 
-/// The prefix map of one index (see the module's documentation).
+/// The prefix map of one index (see the module's documentation). Split by the prefix's length
+/// as the index's hash index is: prefixes of at most 8 bytes are plain-data [`ShortKey`]s,
+/// which hash and compare without touching key bytes elsewhere.
 pub struct Prefixes {
     split: Split,
-    groups: HashIndex<Key, Group, KeyHashBuilder>,
+    short: HashIndex<ShortKey, Group, KeyHashBuilder>,
+    long: HashIndex<Key, Group, KeyHashBuilder>,
     /// A key that did not split was published: the map no longer knows every slot, so it
     /// answers nothing. Only ever set, by a writer; readers load it (a line no hot path writes).
-    off: std::sync::atomic::AtomicBool,
+    off: AtomicBool,
 }
 
 impl Prefixes {
     /// An empty map whose keys' prefixes `split` measures.
     pub fn new(split: Split) -> Self {
-        Prefixes { split, groups: HashIndex::with_hasher(KeyHashBuilder::default()), off: Default::default() }
+        Prefixes {
+            split,
+            short: HashIndex::with_hasher(KeyHashBuilder::default()),
+            long: HashIndex::with_hasher(KeyHashBuilder::default()),
+            off: AtomicBool::new(false),
+        }
     }
 
     /// The first key starting with `prefix` (a whole prefix, as `split` measures them) whose
     /// value `view` sees, with that value; `None` when the map cannot tell.
     #[inline]
     pub fn first_live<'g>(&'g self, prefix: &[u8], view: &ReadView, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
-        if self.off.load(std::sync::atomic::Ordering::Relaxed) {
+        if self.off.load(Relaxed) {
             return None;
         }
-        let group = self.groups.peek(&Probe::new(prefix), guard)?;
+        let group = match ShortKey::new(prefix) {
+            Some(short) => self.short.peek(&short, guard),
+            None => self.long.peek(&Probe::new(prefix), guard),
+        }?;
         group
             .members()
             .iter()
@@ -112,24 +129,13 @@ impl Prefixes {
 
     /// Adds the slot of `key`, about to get its first version, to its prefix's group (a slot
     /// already there stays as it is: any writer may publish a pending slot).
-    pub fn join(&self, key: &[u8], slot: &Shared<Slot>) {
-        let Some(n) = self.prefix_len(key) else { return };
-        let member = Member { key: Key::new(key), slot: slot.clone() };
-        match self.groups.entry_sync(Key::new(&key[..n])) {
-            MapEntry::Vacant(v) => {
-                v.insert_entry(Group::One(member));
-            }
-            MapEntry::Occupied(mut o) => {
-                let group = o.get();
-                if matches!(group, Group::Crowded) || group.members().iter().any(|m| same(m, slot)) {
-                    return;
-                }
-                let guard = Guard::new();
-                let mut members: Vec<Member> = group.members().iter().filter(|m| !m.is_retired(&guard)).cloned().collect();
-                let at = members.partition_point(|m| m.key.as_bytes() <= key);
-                members.insert(at, member);
-                o.update(Group::of(members).expect("a member was added"));
-            }
+    pub fn join(&self, key: Key, slot: &Shared<Slot>) {
+        let Some(n) = self.prefix_len(key.as_bytes()) else { return };
+        let member = Member { key, slot: slot.clone() };
+        let key = member.key.as_bytes();
+        match ShortKey::new(&key[..n]) {
+            Some(short) => join_group(self.short.entry_sync(short), member),
+            None => join_group(self.long.entry_sync(Key::new(&key[..n])), member),
         }
     }
 
@@ -137,15 +143,9 @@ impl Prefixes {
     /// is not there: unlinking is helped by several writers).
     pub fn leave(&self, key: &[u8], target: *const Slot) {
         let Some(n) = self.prefix_len(key) else { return };
-        let MapEntry::Occupied(mut o) = self.groups.entry_sync(Key::new(&key[..n])) else { return };
-        let group = o.get();
-        if !group.members().iter().any(|m| std::ptr::eq(m.slot.as_ptr(), target)) {
-            return;
-        }
-        let members = group.members().iter().filter(|m| !std::ptr::eq(m.slot.as_ptr(), target)).cloned().collect();
-        match Group::of(members) {
-            Some(group) => o.update(group),
-            None => o.remove_entry(),
+        match ShortKey::new(&key[..n]) {
+            Some(short) => leave_group(self.short.entry_sync(short), target),
+            None => leave_group(self.long.entry_sync(Key::new(&key[..n])), target),
         }
     }
 
@@ -153,13 +153,43 @@ impl Prefixes {
         match (self.split)(key) {
             Some(n) if n <= key.len() => Some(n),
             _ => {
-                self.off.store(true, std::sync::atomic::Ordering::Relaxed);
+                self.off.store(true, Relaxed);
                 None
             }
         }
     }
 }
 
-fn same(m: &Member, slot: &Shared<Slot>) -> bool {
-    std::ptr::eq(m.slot.as_ptr(), slot.as_ptr())
+/// [`Prefixes::join`] on the entry of the member's prefix (its bucket locked).
+fn join_group<K: Clone + Eq + Hash>(entry: MapEntry<'_, K, Group, KeyHashBuilder>, member: Member) {
+    match entry {
+        MapEntry::Vacant(v) => {
+            v.insert_entry(Group::One(member));
+        }
+        MapEntry::Occupied(mut o) => {
+            let group = o.get();
+            if matches!(group, Group::Crowded) || group.members().iter().any(|m| m.is(member.slot.as_ptr())) {
+                return;
+            }
+            let guard = Guard::new();
+            let mut members: Vec<Member> = group.members().iter().filter(|m| !m.is_retired(&guard)).cloned().collect();
+            let at = members.partition_point(|m| m.key.as_bytes() <= member.key.as_bytes());
+            members.insert(at, member);
+            o.update(Group::of(members).expect("a member was added"));
+        }
+    }
+}
+
+/// [`Prefixes::leave`] on the entry of the slot's prefix (its bucket locked).
+fn leave_group<K: Clone + Eq + Hash>(entry: MapEntry<'_, K, Group, KeyHashBuilder>, target: *const Slot) {
+    let MapEntry::Occupied(mut o) = entry else { return };
+    let group = o.get();
+    if !group.members().iter().any(|m| m.is(target)) {
+        return;
+    }
+    let members = group.members().iter().filter(|m| !m.is(target)).cloned().collect();
+    match Group::of(members) {
+        Some(group) => o.update(group),
+        None => o.remove_entry(),
+    }
 }
