@@ -17,7 +17,7 @@
 //!
 //! Used only where it pays and holds: an index held whole in memory (no tree on disk below
 //! it, whose rows the map does not know), ordered bytewise (a collator may call different
-//! bytes equal). A prefix shared by more than [`MAX_MEMBERS`] keys becomes [`Group::Crowded`]
+//! bytes equal). A prefix shared by more than [`MAX_MEMBERS`] keys becomes crowded
 //! and is left to the descent from then on (a count of members that come and go could not be
 //! kept exact without a lock readers would see).
 
@@ -32,7 +32,7 @@ use scc::{Guard, HashIndex, Shared};
 use super::key::{Key, KeyHashBuilder, Probe, ShortKey};
 use super::version::{ReadView, Slot, RETIRED};
 
-/// Keys sharing a prefix kept as a group; past it the prefix is [`Group::Crowded`].
+/// Keys sharing a prefix kept as a group; past it the prefix is crowded.
 pub const MAX_MEMBERS: usize = 8;
 
 /// How long a stored key's prefix is (`None`: the key does not parse, and the map turns itself
@@ -88,7 +88,7 @@ impl Group {
 }
 
 /// The prefix map of one index (see the module's documentation). Split by the prefix's length
-/// as the index's hash index is: prefixes of at most 8 bytes are plain-data [`ShortKey`]s,
+/// as the index's hash index is: prefixes of at most 8 bytes are plain-data `ShortKey`s,
 /// which hash and compare without touching key bytes elsewhere.
 pub struct Prefixes {
     split: Split,
