@@ -644,6 +644,7 @@ test_index_search_snapshots(WT_CONNECTION *conn)
     OK(conn->open_session(conn, NULL, NULL, &s2));
     OK(s->create(s, "table:towns", "key_format=Q,value_format=SS,columns=(id,name,city)"));
     OK(s->create(s, "index:towns:city", "columns=(city)"));
+    OK(s->create(s, "index:towns:city_name", "columns=(city,name)"));
     OK(s->open_cursor(s, "table:towns", NULL, NULL, &c));
     OK(s2->open_cursor(s2, "table:towns", NULL, NULL, &c2));
     OK(s->open_cursor(s, "index:towns:city(id)", NULL, NULL, &ix));
@@ -719,6 +720,42 @@ test_index_search_snapshots(WT_CONNECTION *conn)
         snprintf(city, sizeof(city), "town%04" PRIu64, i);
         CHECK(city_id(ix, city) == 1000 + i);
     }
+    OK(ix->close(ix));
+    /* A raw index cursor's key is taken as the stored keys' prefix as it is. */
+    OK(s->open_cursor(s, "index:towns:city", NULL, "raw", &ix));
+    {
+        WT_ITEM k, got;
+        int exact = 7;
+        memset(&k, 0, sizeof(k));
+        k.data = "Oslofjord";
+        k.size = sizeof("Oslofjord"); /* with its NUL: the whole column */
+        ix->set_key(ix, &k);
+        OK(ix->search(ix));
+        OK(ix->get_key(ix, &got));
+        CHECK(got.size > k.size && memcmp(got.data, "Oslofjord", k.size) == 0);
+        k.size = 4; /* "Oslo", a part of a column: what starts with it */
+        ix->set_key(ix, &k);
+        OK(ix->search_near(ix, &exact));
+        CHECK(exact == 0);
+        OK(ix->get_key(ix, &got));
+        CHECK(memcmp(got.data, "Oslofjord", 10) == 0);
+    }
+    OK(ix->close(ix));
+    /* An index of two columns is searched by both. */
+    OK(s->open_cursor(s, "index:towns:city_name(id)", NULL, NULL, &ix));
+    c->set_key(c, (uint64_t)201);
+    c->set_value(c, "a", "Oslofjord");
+    OK(c->insert(c));
+    ix->set_key(ix, "Oslofjord", "y");
+    OK(ix->search(ix));
+    OK(ix->get_value(ix, &i));
+    CHECK(i == 200);
+    ix->set_key(ix, "Oslofjord", "a");
+    OK(ix->search(ix));
+    OK(ix->get_value(ix, &i));
+    CHECK(i == 201);
+    ix->set_key(ix, "Oslofjord", "b");
+    CHECK_RC(ix->search(ix), WT_NOTFOUND);
     OK(ix->close(ix));
     OK(c->close(c));
     OK(c2->close(c2));
