@@ -555,10 +555,18 @@ impl Index {
 
     /// Bytes the index holds, by a scan, as the cache's estimate counts them
     /// ([`crate::btree::cache::entry_bytes`]: keys and values, and fixed costs per entry and
-    /// per version).
+    /// per version, and the prefix map's member).
     pub fn footprint(&self) -> usize {
         let guard = Guard::new();
-        self.tree.iter(&guard).map(|Entry { key, slot }| entry_footprint(key, slot, &guard)).sum()
+        let extra = self.entry_extra();
+        self.tree.iter(&guard).map(|Entry { key, slot }| entry_footprint(key, slot, &guard) + extra).sum()
+    }
+
+    /// Bytes each entry costs beyond what [`Index::footprint`] counts for the entry itself: its
+    /// member in the prefix map, if the index keeps one.
+    #[inline]
+    pub fn entry_extra(&self) -> usize {
+        if self.prefixes.is_some() { super::prefixes::MEMBER_BYTES } else { 0 }
     }
 
     /// Prunes every chain of the index to what a reader at `oldest` can still need (and retires

@@ -201,3 +201,15 @@ fn churn_never_hides_a_key_that_stays() {
         assert_eq!(by_seek(&idx, p, ReadView::LATEST).unwrap().0, key(p, 0));
     }
 }
+
+#[test]
+fn the_cache_estimate_counts_the_members() {
+    let (with, without) = (index(), Index::new());
+    for rest in 0..10u16 {
+        with.upsert(&key(9, rest), b"v");
+        without.upsert(&key(9, rest), b"v");
+    }
+    assert_eq!(without.entry_extra(), 0);
+    assert_eq!(with.entry_extra(), super::prefixes::MEMBER_BYTES);
+    assert_eq!(with.footprint(), without.footprint() + 10 * super::prefixes::MEMBER_BYTES);
+}

@@ -35,6 +35,11 @@ use super::version::{ReadView, Slot, RETIRED};
 /// Keys sharing a prefix kept as a group; past it the prefix is crowded.
 pub const MAX_MEMBERS: usize = 8;
 
+/// What one member costs in memory, about: the entry of its prefix in the map (the prefix's
+/// key and the group) and the hash table's bytes per entry; the cache's estimate adds it to each
+/// entry of an index that keeps a map.
+pub const MEMBER_BYTES: usize = std::mem::size_of::<Key>() + std::mem::size_of::<Group>() + 16;
+
 /// How long a stored key's prefix is (`None`: the key does not parse, and the map turns itself
 /// off, since it could no longer list every slot).
 pub type Split = Box<dyn Fn(&[u8]) -> Option<usize> + Send + Sync>;

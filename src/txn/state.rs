@@ -795,7 +795,7 @@ impl Txn {
     /// reference's application threads do). A merge that fails (a full disk) leaves the index
     /// as it was: the write stands, and the next merge or checkpoint reports the error.
     fn count_dirty(&mut self, table: &Arc<Table>, key: &[u8], value: Option<&[u8]>) {
-        self.unpublished += entry_bytes(key.len(), value.map_or(0, <[u8]>::len));
+        self.unpublished += entry_bytes(key.len(), value.map_or(0, <[u8]>::len)) + table.index().entry_extra() as i64;
         if self.unpublished < PUBLISH_BYTES {
             return;
         }
