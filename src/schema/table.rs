@@ -16,6 +16,7 @@ use crate::stats::counters::{dsrc_report, TableStats, DSRC_STATS};
 use crate::stats::Snapshot;
 use crate::store::prefixes::Split;
 use crate::store::{Collator, Horizon, Index, Layers};
+use super::columns::column_formats;
 use super::layout::schema_setting;
 use crate::sync::{fence, AtomicBool, AtomicI64, AtomicU32};
 
@@ -134,39 +135,22 @@ impl TableUse {
 
 /// For the store of a secondary index (`index:TABLE:NAME`), how long the index columns at the
 /// head of a stored key are (what its prefix map is keyed by, `crate::store::prefixes`); `None`
-/// for other tables, and for indices whose columns cannot be measured on their own: the leading
-/// fields do not cover exactly the index's columns, or end in an item whose length is not
-/// written (a last `u`, which the stored key writes with its length).
+/// for other tables, and for indices whose columns cannot be measured on their own (a last `u`,
+/// which the stored key writes with its length).
 fn index_prefix(spec: &TableSpec, key_format: &Format) -> Option<Split> {
     if !spec.name.starts_with("index:") {
         return None;
     }
     let text = match schema_setting(&spec.schema, "extractor") {
         Some(_) => schema_setting(&spec.schema, "index_key_format")?.to_string(),
-        None => leading_fields(key_format, spec.columns.len())?,
+        // The stored key is the index's columns, then the table's key columns.
+        None => column_formats(key_format).get(..spec.columns.len())?.concat(),
     };
     if text.is_empty() || text.ends_with('u') {
         return None;
     }
     let format = Format::parse(&text).ok()?;
     Some(Box::new(move |key| crate::pack::unpack(&format, key, &mut crate::pack::Discard).ok()))
-}
-
-/// The text of `format`'s leading fields that take exactly `args` arguments, if they do.
-fn leading_fields(format: &Format, args: usize) -> Option<String> {
-    let mut text = String::from(if format.as_str().starts_with('.') { "." } else { "" });
-    let mut taken = 0;
-    for field in format.fields() {
-        if taken == args {
-            break;
-        }
-        taken += field.arg_count() as usize;
-        if let Some(count) = field.count() {
-            text.push_str(&count.to_string());
-        }
-        text.push(field.ch());
-    }
-    (taken == args).then_some(text)
 }
 
 impl Table {
@@ -187,10 +171,10 @@ impl Table {
         let collator = (!spec.collator.is_empty()).then(|| Arc::new(Collator::named(&spec.collator, &object_uri(&spec.name), &spec.app_metadata)));
         let layered = tree.is_some();
         let tree = tree.map(|t| t.ordered_by(collator.clone()));
-        let index = match index_prefix(&spec, &key_format) {
-            Some(split) => Index::ordered_by(collator.clone(), layered).with_prefixes(split),
-            None => Index::ordered_by(collator.clone(), layered),
-        };
+        let mut index = Index::ordered_by(collator.clone(), layered);
+        if let Some(split) = index_prefix(&spec, &key_format) {
+            index = index.with_prefixes(split);
+        }
         Ok(Table {
             uri: c(&format!("table:{}", spec.name))?,
             key_format_c: c(&spec.key_format)?,

@@ -684,7 +684,7 @@ impl Session {
         } else {
             let view = self.txn.read_view();
             let c = self.cursors.get(id);
-            collated_call(c, self.caller, || {
+            collated_call(c.is_collated(), self.caller, || {
                 let guard = scc::Guard::new();
                 c.table().layers().read(key, &view, &guard).map(|value| match value {
                     Some(value) => out.set_app(&value),
@@ -766,10 +766,7 @@ impl Session {
     pub fn bound(&mut self, id: CursorId, action: crate::cursor::BoundAction) -> Result<()> {
         let caller = self.caller;
         let c = self.cursors.get_mut(id);
-        if !c.is_collated() {
-            return c.bound(action);
-        }
-        collate::within(caller, || c.bound(action))
+        collated_call(c.is_collated(), caller, || c.bound(action))
     }
 
     /// `WT_CURSOR::compare` / `equals`: cursor `id`'s key against `other` (another cursor's key
@@ -1076,11 +1073,12 @@ fn collation_checked<T>(c: &mut Cursor, epoch: u64, out: Result<T>) -> Result<T>
     collation_outcome(c, epoch, out)
 }
 
-/// `f`, a call on cursor `c` outside [`Session::read`] / `write` that may compare keys: on a
-/// collated table within a scope for session `caller` ([`collate::within`]).
+/// `f`, a call on a cursor outside [`Session::read`] / `write` that may compare keys: on a
+/// `collated` table (the cursor's flag) within a scope for session `caller`
+/// ([`collate::within`]).
 #[inline(always)]
-fn collated_call<T>(c: &Cursor, caller: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    if !c.is_collated() {
+fn collated_call<T>(collated: bool, caller: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    if !collated {
         return f();
     }
     collate::within(caller, f)

@@ -516,16 +516,7 @@ impl Index {
         if !merged || slot.head.compare_exchange(head, (None, RETIRED), AcqRel, Acquire, guard).is_err() {
             return false;
         }
-        let target = slot.as_ptr();
-        let is_target = |v: &Shared<Slot>| std::ptr::eq(v.as_ptr(), target);
-        let probe = Probe::new(entry.key.as_bytes());
-        match probe.short() {
-            Some(short) => self.short.remove_if_sync(&short, is_target),
-            None => self.long.remove_if_sync(&probe, is_target),
-        };
-        if let Some(prefixes) = &self.prefixes {
-            prefixes.leave(probe.bytes(), target);
-        }
+        self.unhash(&Probe::new(entry.key.as_bytes()), slot.as_ptr());
         true
     }
 
@@ -891,6 +882,14 @@ impl Index {
 
     /// [`Index::unlink`] of the slot at `target`.
     fn unlink_ptr(&self, probe: &Probe<'_>, target: *const Slot) {
+        self.unhash(probe, target);
+        self.tree.remove_if(probe, |e| std::ptr::eq(e.slot.as_ptr(), target));
+    }
+
+    /// Takes the retired slot at `target` out of the hash index and out of its prefix's group,
+    /// where they still hold it: every way a slot is retired goes through here before the tree
+    /// lets go of it.
+    fn unhash(&self, probe: &Probe<'_>, target: *const Slot) {
         let is_target = |v: &Shared<Slot>| std::ptr::eq(v.as_ptr(), target);
         match probe.short() {
             Some(short) => self.short.remove_if_sync(&short, is_target),
@@ -899,7 +898,6 @@ impl Index {
         if let Some(prefixes) = &self.prefixes {
             prefixes.leave(probe.bytes(), target);
         }
-        self.tree.remove_if(probe, |e| std::ptr::eq(e.slot.as_ptr(), target));
     }
 }
 
