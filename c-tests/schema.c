@@ -763,6 +763,213 @@ test_index_search_snapshots(WT_CONNECTION *conn)
     OK(s->close(s, NULL));
 }
 
+/*
+ * Index searches against a model: rows keyed by (id, tag) with values of every kind, indices
+ * on a leading value column, on later ones, on an item inside the value, on a key column with
+ * a value column, and on the last column; random inserts, updates and removes, then every
+ * value of every index searched through a plain index cursor (the path that checks entries
+ * against their rows) and compared with the row the model says comes first. A snapshot taken
+ * midway must keep answering from its copy of the model while the rows change.
+ */
+#define MR_IDS 40
+typedef struct {
+    int live;
+    const char *name, *owner;
+    uint64_t size, serial;
+    uint32_t age;
+    int blob; /* which of mr_blobs */
+} mr_row;
+
+static const char *mr_tags[] = {"a", "b"};
+static const char *mr_names[] = {"ann", "bo", "cy", "di", "ed", "flo"};
+static const char *mr_owners[] = {"x", "yy", "zzz"};
+static const unsigned char mr_blobs[][3] = {{0, 1, 2}, {0, 0, 0}, {7, 0, 9}};
+
+static uint64_t
+mr_next(uint64_t *seed)
+{
+    *seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *seed >> 33;
+}
+
+/* Which index and which value of it: 0 name, 1 size, 2 blob+owner, 3 tag+age, 4 serial. */
+static int
+mr_matches(const mr_row *r, int tag, int index, int v, int w)
+{
+    switch (index) {
+    case 0:
+        return strcmp(r->name, mr_names[v]) == 0;
+    case 1:
+        return r->size == (uint64_t)v;
+    case 2:
+        return r->blob == v && strcmp(r->owner, mr_owners[w]) == 0;
+    case 3:
+        return tag == v && r->age == (uint32_t)w;
+    default:
+        return r->serial == (uint64_t)v;
+    }
+}
+
+/* The first row (in primary key order) of the model with that index value, or NULL. */
+static const mr_row *
+mr_first(mr_row m[MR_IDS][2], int index, int v, int w)
+{
+    int id, tag;
+    for (id = 0; id < MR_IDS; id++)
+        for (tag = 0; tag < 2; tag++)
+            if (m[id][tag].live && mr_matches(&m[id][tag], tag, index, v, w))
+                return &m[id][tag];
+    return NULL;
+}
+
+static void
+mr_set_index_key(WT_CURSOR *ix, int index, int v, int w)
+{
+    WT_ITEM item;
+    switch (index) {
+    case 0:
+        ix->set_key(ix, mr_names[v]);
+        break;
+    case 1:
+        ix->set_key(ix, (uint64_t)v);
+        break;
+    case 2:
+        item.data = mr_blobs[v];
+        item.size = sizeof(mr_blobs[v]);
+        ix->set_key(ix, &item, mr_owners[w]);
+        break;
+    case 3:
+        ix->set_key(ix, mr_tags[v], (uint32_t)w);
+        break;
+    default:
+        ix->set_key(ix, (uint64_t)v);
+        break;
+    }
+}
+
+/* Every value of every index, searched (and search_near'd) in `ix[]`, against model `m`. */
+static void
+mr_verify(WT_CURSOR **ix, mr_row m[MR_IDS][2], uint64_t serials)
+{
+    static const int vs[] = {6, 6, 3, 2, 0}, ws[] = {1, 1, 3, 5, 1};
+    const char *name, *owner;
+    const mr_row *want;
+    uint64_t size, serial;
+    uint32_t age;
+    WT_ITEM blob;
+    int index, v, w, n, exact;
+
+    for (index = 0; index < 5; index++) {
+        n = index == 4 ? (int)serials + 2 : vs[index];
+        for (v = 0; v < n; v++)
+            for (w = 0; w < ws[index]; w++) {
+                want = mr_first(m, index, v, w);
+                mr_set_index_key(ix[index], index, v, w);
+                if (want == NULL) {
+                    CHECK_RC(ix[index]->search(ix[index]), WT_NOTFOUND);
+                    continue;
+                }
+                OK(ix[index]->search(ix[index]));
+                OK(ix[index]->get_value(ix[index], &name, &size, &blob, &owner, &age, &serial));
+                CHECK(serial == want->serial);
+                CHECK(strcmp(name, want->name) == 0 && size == want->size && age == want->age);
+                CHECK(blob.size == 3 && memcmp(blob.data, mr_blobs[want->blob], 3) == 0);
+                CHECK(strcmp(owner, want->owner) == 0);
+                mr_set_index_key(ix[index], index, v, w);
+                exact = 7;
+                OK(ix[index]->search_near(ix[index], &exact));
+                CHECK(exact == 0);
+                OK(ix[index]->get_value(ix[index], &name, &size, &blob, &owner, &age, &serial));
+                CHECK(serial == want->serial);
+            }
+    }
+}
+
+static void
+mr_open_indices(WT_SESSION *s, WT_CURSOR **ix)
+{
+    static const char *names[] = {"name", "size", "blob_owner", "tag_age", "serial"};
+    char uri[64];
+    int i;
+    for (i = 0; i < 5; i++) {
+        snprintf(uri, sizeof(uri), "index:mr:%s", names[i]);
+        OK(s->open_cursor(s, uri, NULL, NULL, &ix[i]));
+    }
+}
+
+static void
+test_index_search_model(WT_CONNECTION *conn)
+{
+    static mr_row model[MR_IDS][2], snap[MR_IDS][2];
+    WT_CURSOR *c, *ix[5], *ix2[5];
+    WT_SESSION *s, *s2;
+    WT_ITEM item;
+    uint64_t seed = 77, serial = 0, snap_serials = 0;
+    int op, id, tag, i, in_snapshot = 0;
+    mr_row *r;
+
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    OK(conn->open_session(conn, NULL, NULL, &s2));
+    OK(s->create(s, "table:mr",
+      "key_format=QS,value_format=SQuSIQ,columns=(id,tag,name,size,blob,owner,age,serial)"));
+    OK(s->create(s, "index:mr:name", "columns=(name)"));
+    OK(s->create(s, "index:mr:size", "columns=(size)"));
+    OK(s->create(s, "index:mr:blob_owner", "columns=(blob,owner)"));
+    OK(s->create(s, "index:mr:tag_age", "columns=(tag,age)"));
+    OK(s->create(s, "index:mr:serial", "columns=(serial)"));
+    OK(s->open_cursor(s, "table:mr", NULL, NULL, &c));
+    mr_open_indices(s, ix);
+    mr_open_indices(s2, ix2);
+    for (op = 1; op <= 2400; op++) {
+        id = (int)(mr_next(&seed) % MR_IDS);
+        tag = (int)(mr_next(&seed) % 2);
+        r = &model[id][tag];
+        c->set_key(c, (uint64_t)id, mr_tags[tag]);
+        if (r->live && mr_next(&seed) % 3 == 0) {
+            OK(c->remove(c));
+            r->live = 0;
+        } else {
+            r->live = 1;
+            r->name = mr_names[mr_next(&seed) % 6];
+            r->size = mr_next(&seed) % 6;
+            r->blob = (int)(mr_next(&seed) % 3);
+            r->owner = mr_owners[mr_next(&seed) % 3];
+            r->age = (uint32_t)(mr_next(&seed) % 5);
+            r->serial = ++serial;
+            item.data = mr_blobs[r->blob];
+            item.size = 3;
+            c->set_value(c, r->name, r->size, &item, r->owner, r->age, r->serial);
+            OK(c->insert(c));
+        }
+        if (op % 100 == 0)
+            mr_verify(ix, model, serial);
+        if (op == 600) {
+            /* A snapshot in the other session, kept while the rows change under it. */
+            OK(s2->begin_transaction(s2, "isolation=snapshot"));
+            OK(ix2[0]->reset(ix2[0]));
+            mr_set_index_key(ix2[0], 0, 0, 0);
+            (void)ix2[0]->search(ix2[0]);
+            memcpy(snap, model, sizeof(model));
+            snap_serials = serial;
+            in_snapshot = 1;
+        }
+        if (in_snapshot && op % 200 == 0)
+            mr_verify(ix2, snap, snap_serials);
+        if (op == 1800) {
+            OK(s2->commit_transaction(s2, NULL));
+            in_snapshot = 0;
+            mr_verify(ix2, model, serial);
+        }
+    }
+    for (i = 0; i < 5; i++) {
+        OK(ix[i]->close(ix[i]));
+        OK(ix2[i]->close(ix2[i]));
+    }
+    OK(c->close(c));
+    OK(s2->close(s2, NULL));
+    OK(s->close(s, NULL));
+}
+
 int
 main(void)
 {
@@ -776,6 +983,7 @@ main(void)
     test_indices(s);
     test_item_index(s);
     test_index_search_snapshots(conn);
+    test_index_search_model(conn);
     test_colgroups(s);
     test_joins(s);
     test_rename(s);

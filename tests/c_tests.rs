@@ -90,6 +90,8 @@ c_tests! {
     timestamps,
     timestamps_crash,
     schema,
+    // Index searches by value while other threads move the rows.
+    index_threads,
     // Compared line by line with the transcript the reference printed (c-tests/join_stats.ref).
     join_stats,
     // Random joins against the documented contract, worked out row by row.

@@ -28,7 +28,7 @@ use crate::error::{Error, Kind, Result};
 use crate::pack::{varint, FieldKind, Format};
 use crate::schema::{Table, TableUse};
 use crate::store::{
-    collate, is_prepared, is_prepared_value, prepare_conflict, Mode, ReadView, Refused, Seek, SeekHint, TXN_COMMITTED,
+    collate, is_prepared, is_prepared_value, prepare_conflict, Mode, ReadView, Refused, Seek, SeekHint, NO_READ_TS, TXN_COMMITTED,
 };
 use crate::txn::Txn;
 
@@ -456,6 +456,54 @@ impl Cursor {
         let starts = collate::starts_with(order, &record.0, prefix);
         Self::land(parts, (&record.0, &record.1), epoch);
         Ok(Some(starts))
+    }
+
+    /// An index scan's point look-up of `prefix` (its whole index columns) checked against the
+    /// row instead of the entry's own versions, so the entry's slot is never loaded: takes the
+    /// first key of the prefix map's group, finds the row its primary key names in `rows` (the
+    /// store of the table's values) as `view` sees it, and lands there when `made(entry, row)`
+    /// says that row makes the entry, with the row copied into `row_out`.
+    ///
+    /// Why that proves the entry live in `view`: a row and its index entries are written in
+    /// one transaction, with one commit stamp, so a snapshot that sees the row sees the entry
+    /// it makes, and the group's first key is the least key of the prefix. Views for which that
+    /// does not hold are left out: read timestamps (updates of one key may commit with
+    /// timestamps out of order) and read-uncommitted (a writer between its row and its entry).
+    ///
+    /// `false`: nothing happened; the caller takes [`land_at_or_after`](Self::land_at_or_after).
+    pub fn land_by_row(
+        &mut self,
+        prefix: &[u8],
+        epoch: u64,
+        view: &ReadView,
+        rows: &Table,
+        made: impl FnOnce(&[u8], &[u8]) -> bool,
+        row_out: &mut Held,
+    ) -> bool {
+        if self.fixed || self.bounds.is_some() || view.read_ts != NO_READ_TS || view.uncommitted {
+            return false;
+        }
+        let guard = Guard::new();
+        let (table, parts) = self.landing();
+        let (layers, row_layers) = (table.layers(), rows.layers());
+        if layers.tree.is_some() || row_layers.tree.is_some() || rows.collator().is_some() {
+            return false;
+        }
+        let Some((entry, row)) = layers.index.first_under(prefix, row_layers.index, &guard) else { return false };
+        let Some(pk) = entry.get(prefix.len()..) else { return false };
+        // The row's slot as it joined, while it holds versions (a slot with versions is the
+        // key's only one); else the rows' hash index.
+        let head = row.and_then(|slot| slot.head.load(std::sync::atomic::Ordering::Acquire, &guard).as_ref());
+        let head = head.or_else(|| row_layers.index.hashed_head(pk, &guard));
+        let row = head.and_then(|v| v.value_in(view, &guard));
+        match row {
+            Some(row) if !is_prepared_value(row) && made(entry, row) => {
+                row_out.set_app(row);
+                Self::land(parts, (entry, &[]), epoch);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// `WT_CURSOR::next`: the following record, or the first when unpositioned.

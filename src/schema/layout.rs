@@ -39,6 +39,34 @@ pub fn is_composite(table: &Table) -> bool {
     table.is_managed() || !table.spec().schema.is_empty()
 }
 
+/// The most columns an index checked against its rows may have
+/// ([`Layout::makes_entry`] picks their items into an array).
+pub const PICKED: usize = 4;
+
+/// The items at chosen row positions (`columns`), picked as a row's key and then its value
+/// unpack; `at` is the row position of the next item (set before each part).
+struct Pick<'a, 'c> {
+    columns: &'c [usize],
+    at: usize,
+    items: [Arg<'a>; PICKED],
+    found: usize,
+}
+
+impl<'a> pack::ArgSink<'a> for Pick<'a, '_> {
+    fn push(&mut self, arg: Arg<'a>) {
+        for (i, &p) in self.columns.iter().enumerate() {
+            if p == self.at {
+                self.items[i] = arg;
+                self.found += 1;
+            }
+        }
+        self.at += 1;
+    }
+
+    /// Each part starts where `at` says: nothing to forget.
+    fn clear(&mut self) {}
+}
+
 /// One store of a table's values: the columns it holds (row positions) and their format.
 pub struct Group {
     /// The table the values are stored in.
@@ -66,6 +94,46 @@ pub struct IndexDef {
     pub key_fields: usize,
     /// A custom extractor's settings (`extractor=`), None for an index of columns.
     pub extract: Option<ExtractDef>,
+    /// How an entry is checked against its row ([`Layout::makes_entry`]); `None` where it
+    /// cannot be.
+    row_check: Option<RowCheck>,
+}
+
+/// What [`Layout::makes_entry`] unpacks of a row for one index.
+struct RowCheck {
+    /// The stored value's leading columns, through the last the index has (`None`: it has
+    /// none); a last `u` reads as `U`, with the length it has inside the longer value.
+    value_head: Option<Format>,
+    /// Whether the index has key columns.
+    reads_key: bool,
+    /// The index columns are the value's leading columns, in order: an entry's columns are
+    /// then the row's value bytes as they start (every field's encoding tells where it ends,
+    /// so a value that starts with them holds exactly them).
+    leading: bool,
+}
+
+impl RowCheck {
+    /// The check of an index of `index` columns (row positions) with key format `key_format`,
+    /// when the table's one store holds its value columns in order (`one_store`).
+    fn new(columns: &Columns, index: &[usize], key_format: &Format, one_store: bool) -> Result<Option<RowCheck>> {
+        if !one_store || index.len() > PICKED || key_format.as_str().ends_with(['u', 'U']) {
+            return Ok(None);
+        }
+        let kc = columns.key_count();
+        let value_head = match index.iter().copied().filter(|&p| p >= kc).max() {
+            Some(last) => {
+                let mut head = columns.format_of(&(kc..=last).collect::<Vec<_>>())?.as_str().to_string();
+                if last + 1 < columns.len() && head.ends_with('u') {
+                    head.pop();
+                    head.push('U');
+                }
+                Some(Format::parse(&head)?)
+            }
+            None => None,
+        };
+        let leading = index.iter().copied().eq(kc..kc + index.len());
+        Ok(Some(RowCheck { value_head, reads_key: index.iter().any(|&p| p < kc), leading }))
+    }
 }
 
 /// The settings of an index whose keys a custom extractor makes.
@@ -112,6 +180,10 @@ impl Layout {
             let positions = columns.find(&store.spec().columns)?;
             groups.push(Group { table: store, columns: positions });
         }
+        // (Padding would sit between the columns `format_of` joins.)
+        let one_store = groups.len() == 1
+            && groups[0].columns.iter().copied().eq(columns.key_count()..columns.len())
+            && !table.value_format().as_str().contains('x');
         let prefix = format!("index:{}:", spec.name);
         let mut stores: Vec<Arc<Table>> = registry
             .tables()
@@ -149,7 +221,14 @@ impl Layout {
             let immutable = schema_setting(schema, "immutable").is_some();
             let name = store.name()[prefix.len()..].to_string();
             let key_fields = key_format.cargs().len();
-            indices.push(IndexDef { name, table: store, columns: positions, key_format, prefix_format, immutable, key_fields, extract });
+            let row_check = match extract {
+                Some(_) => None,
+                None => RowCheck::new(&columns, &positions, &key_format, one_store)?,
+            };
+            if row_check.is_some() {
+                store.index().link_rows(Arc::clone(groups[0].table.shared_index()));
+            }
+            indices.push(IndexDef { name, table: store, columns: positions, key_format, prefix_format, immutable, key_fields, extract, row_check });
         }
         Ok(Layout { table: Arc::clone(table), columns, groups, indices })
     }
@@ -180,6 +259,40 @@ impl Layout {
     /// [`index_key_of_items`](Self::index_key_of_items) makes its keys.
     pub fn indices_of_items(&self) -> bool {
         self.indices.iter().all(|i| i.extract.is_none() && !i.key_format.as_str().ends_with(['u', 'U']))
+    }
+
+    /// Whether index `at`'s entries can be checked against their rows by
+    /// [`makes_entry`](Self::makes_entry): an index of at most [`PICKED`] columns whose key
+    /// does not end in an item, of a table whose one store holds the value columns in order.
+    pub fn checks_by_row(&self, at: usize) -> bool {
+        self.indices[at].row_check.is_some()
+    }
+
+    /// Whether `entry`, a stored key of index `at` whose first `n` bytes are its columns (one
+    /// [`checks_by_row`](Self::checks_by_row) allows), is the entry the row makes whose primary
+    /// key is the rest of `entry` and whose store holds `value`. `scratch` takes the columns as
+    /// packed; a row that does not unpack makes no entry.
+    pub fn makes_entry(&self, at: usize, entry: &[u8], n: usize, value: &[u8], scratch: &mut Vec<u8>) -> bool {
+        let index = &self.indices[at];
+        let Some(check) = &index.row_check else { return false };
+        if check.leading {
+            return value.starts_with(&entry[..n]);
+        }
+        let mut pick = Pick { columns: &index.columns, at: 0, items: [Arg::Uint(0); PICKED], found: 0 };
+        if check.reads_key && pack::unpack(self.table.key_format(), &entry[n..], &mut pick).is_err() {
+            return false;
+        }
+        if let Some(head) = &check.value_head {
+            pick.at = self.columns.key_count();
+            if pack::unpack(head, value, &mut pick).is_err() {
+                return false;
+            }
+        }
+        if pick.found != index.columns.len() {
+            return false;
+        }
+        scratch.clear();
+        pack::pack(&index.key_format, &pick.items[..pick.found], scratch).is_ok() && scratch[..] == entry[..n]
     }
 
     /// [`index_key`](Self::index_key) from the row's items as the table's formats unpack them

@@ -79,7 +79,7 @@ pub struct Table {
     recno: bool,
     spec: TableSpec,
     /// The changes not yet merged into `tree` (all the data, in memory).
-    index: Index,
+    index: Arc<Index>,
     /// The collator ordering the keys (`collator=`), shared with the index and the tree.
     collator: Option<Arc<Collator>>,
     /// The table's tree on disk (`None` in memory).
@@ -183,7 +183,7 @@ impl Table {
             key_format,
             value_format,
             spec,
-            index,
+            index: Arc::new(index),
             collator,
             tree,
             dirty: CachePadded::new(AtomicI64::new(0)),
@@ -251,6 +251,11 @@ impl Table {
 
     /// The in-memory index: every change not yet merged into the tree.
     pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// [`index`](Self::index), shared (what an index's prefix map links its rows to).
+    pub fn shared_index(&self) -> &Arc<Index> {
         &self.index
     }
 

@@ -675,6 +675,27 @@ impl Session {
         out
     }
 
+    /// [`Cursor::land_by_row`] for index scan `scan`, whose rows internal cursor `rows` reads
+    /// in `store`: when it lands, counted as the `search_near` of the scan and the `search` of
+    /// `rows` that the general path makes; when it does not, nothing happened.
+    pub(super) fn land_by_row(
+        &mut self,
+        scan: CursorId,
+        (rows, store): (CursorId, &crate::schema::Table),
+        prefix: &[u8],
+        made: impl FnOnce(&[u8], &[u8]) -> bool,
+        row_out: &mut crate::cursor::Held,
+    ) -> bool {
+        let landed = self
+            .read_or_refresh(scan, |c, epoch, view, _| Ok(c.land_by_row(prefix, epoch, &view, store, made, row_out)))
+            .unwrap_or(false);
+        if landed {
+            self.count(scan, &SEARCH_NEAR, &Ok(()));
+            self.count(rows, &SEARCH, &Ok(()));
+        }
+        landed
+    }
+
     /// The value of `key` in internal cursor `id`'s table as the session's read view sees it,
     /// into `out` as the application's, counted as a search of that cursor, which stays where
     /// it is (an index cursor's look-up of its primary row); `WT_NOTFOUND` when there is none.

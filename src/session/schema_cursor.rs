@@ -69,6 +69,9 @@ pub struct SchemaCursor {
     direct: bool,
     /// Whether the value needs the value stores (an index cursor's projection may not).
     reads_stores: bool,
+    /// An index cursor whose searches may check the entry against its row
+    /// (`Session::search_by_row`).
+    by_row: bool,
     key: Held,
     value: Held,
     /// A join cursor's conditions and rows.
@@ -315,6 +318,10 @@ impl Session {
                 projection.iter().any(|p| *p >= kc && !index.columns.contains(p))
             }
         };
+        let by_row = match target {
+            Target::Index(at) => direct && !cursor_config.raw && layout.checks_by_row(at),
+            Target::Table | Target::Join => false,
+        };
         let c = |f: &Format| CString::new(f.as_str()).map_err(|_| Error::invalid("embedded NUL in a format"));
         let (key_format_c, value_format_c) = (c(&key_format)?, c(&value_format)?);
         // The internal cursors: writes ignore `overwrite` (the schema cursor applies it).
@@ -368,6 +375,7 @@ impl Session {
             projection,
             direct,
             reads_stores,
+            by_row,
             key: Held::default(),
             value: Held::default(),
             join: join.then(|| Box::new(JoinState::new(uri))),
@@ -458,6 +466,9 @@ impl Session {
 
     /// `search`: the exact key (tables), the first entry of the index key (indices).
     pub fn schema_search(&mut self, sc: &mut SchemaCursor) -> Result<()> {
+        if self.search_by_row(sc) {
+            return Ok(());
+        }
         let out = match sc.target {
             Target::Join => return Err(crate::stats::unsupported()),
             Target::Table => {
@@ -480,6 +491,9 @@ impl Session {
 
     /// `search_near`.
     pub fn schema_search_near(&mut self, sc: &mut SchemaCursor) -> Result<i32> {
+        if self.search_by_row(sc) {
+            return Ok(0);
+        }
         let out = match sc.target {
             Target::Join => return Err(crate::stats::unsupported()),
             Target::Table => {
@@ -500,6 +514,29 @@ impl Session {
             self.idle_check();
         }
         out
+    }
+
+    /// The common index search without loading the entry's own versions: the prefix map's
+    /// first entry of the key, accepted when its row, read as the search would read it, makes
+    /// it ([`Cursor::land_by_row`] says why that is exact). Fills the key, primary key and value
+    /// as [`land`](Self::land) does; `false` when it cannot tell (nothing changed then).
+    fn search_by_row(&mut self, sc: &mut SchemaCursor) -> bool {
+        let Target::Index(at) = sc.target else { return false };
+        if !sc.by_row {
+            return false;
+        }
+        let SchemaCursor { layout, key, value, index_key, pk, scan, groups, .. } = sc;
+        let Some(prefix) = key.bytes() else { return false };
+        let n = prefix.len();
+        let made = |entry: &[u8], row: &[u8]| layout.makes_entry(at, entry, n, row, index_key);
+        if !self.land_by_row(*scan, (groups[0], &layout.groups[0].table), prefix, made, value) {
+            return false;
+        }
+        let entry = self.cursors.get(*scan).key_bytes().unwrap_or_default();
+        pk.clear();
+        pk.extend_from_slice(&entry[n..]);
+        key.mark_app();
+        true
     }
 
     /// Positions an index cursor's store on the first entry at or after the key's columns;

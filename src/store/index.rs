@@ -219,6 +219,32 @@ impl Index {
         self.prefixes.as_ref()?.first_live(prefix, view, guard)
     }
 
+    /// The first key stored under `prefix` (a whole prefix of an index with a prefix map),
+    /// visible or not, with the slot its row in `rows` had when it was stored (if known);
+    /// `None` when the map cannot tell. See [`Prefixes::first_key`].
+    #[inline]
+    pub fn first_under<'g>(&'g self, prefix: &[u8], rows: &Index, guard: &'g Guard) -> Option<(&'g [u8], Option<&'g Slot>)> {
+        self.prefixes.as_ref()?.first_key(prefix, rows, guard)
+    }
+
+    /// Links this index's prefix map (if it keeps one) to `rows`, the index of its table's
+    /// rows ([`Prefixes::link_rows`]).
+    pub fn link_rows(&self, rows: Arc<Index>) {
+        if let Some(prefixes) = &self.prefixes {
+            prefixes.link_rows(rows);
+        }
+    }
+
+    /// The slot the hash index holds for `key`, shared (writers only; `None` in a collated
+    /// index, whose hash indexes stay empty).
+    pub fn slot_of(&self, key: &[u8], guard: &Guard) -> Option<Shared<Slot>> {
+        match ShortKey::new(key) {
+            Some(short) => self.short.peek(&short, guard),
+            None => self.long_peek(&Probe::new(key), guard),
+        }
+        .cloned()
+    }
+
     /// An empty index layered over a tree: keys it does not hold are looked up there, and
     /// removed keys keep their tombstones until a merge ([`Index::retire_range`]).
     pub fn layered() -> Self {
@@ -827,12 +853,12 @@ impl Index {
                 }
             };
             if inserted {
-                self.join_prefix(probe, slot, owned_key);
+                self.join_prefix(probe, slot, owned_key, guard);
                 return true;
             }
             match self.hash_peek(probe, guard) {
                 Some(other) if std::ptr::eq(other.as_ptr(), target) => {
-                    self.join_prefix(probe, slot, owned_key);
+                    self.join_prefix(probe, slot, owned_key, guard);
                     return true;
                 }
                 Some(other) if other.head.load(Acquire, guard).tag() == RETIRED => {
@@ -848,9 +874,9 @@ impl Index {
 
     /// Puts the slot being published into its prefix's group, if the index keeps a prefix map.
     #[inline]
-    fn join_prefix(&self, probe: &Probe<'_>, slot: &Shared<Slot>, owned_key: &mut Option<Key>) {
+    fn join_prefix(&self, probe: &Probe<'_>, slot: &Shared<Slot>, owned_key: &mut Option<Key>, guard: &Guard) {
         if let Some(prefixes) = &self.prefixes {
-            prefixes.join(owned_key.get_or_insert_with(|| Key::new(probe.bytes())).clone(), slot);
+            prefixes.join(owned_key.get_or_insert_with(|| Key::new(probe.bytes())).clone(), slot, guard);
         }
     }
 

@@ -213,3 +213,33 @@ fn the_cache_estimate_counts_the_members() {
     assert_eq!(with.entry_extra(), super::prefixes::MEMBER_BYTES);
     assert_eq!(with.footprint(), without.footprint() + 10 * super::prefixes::MEMBER_BYTES);
 }
+
+#[test]
+fn a_linked_map_points_at_the_row_until_the_row_gets_a_new_slot() {
+    let rows = Arc::new(Index::new());
+    let idx = index();
+    idx.link_rows(Arc::clone(&rows));
+    let pk = 7u16.to_be_bytes();
+    rows.upsert(&pk, b"row");
+    idx.upsert(&key(1, 7), b"");
+    let guard = Guard::new();
+    let prefix = 1u32.to_be_bytes();
+    let (entry, row) = idx.first_under(&prefix, &rows, &guard).expect("a member");
+    assert_eq!(entry, &key(1, 7)[..]);
+    assert_eq!(row.expect("linked").latest_value(&guard), Some(&b"row"[..]));
+    // Asked about another table's rows, the member names no slot.
+    assert!(idx.first_under(&prefix, &Index::new(), &guard).expect("a member").1.is_none());
+    // The row removed (retired at once) and written again lives in a new slot: the member's
+    // holds nothing, and the reader goes to the rows' hash index instead.
+    rows.remove(&pk).unwrap();
+    rows.upsert(&pk, b"again");
+    let (_, row) = idx.first_under(&prefix, &rows, &guard).expect("a member");
+    assert!(row.expect("linked").head.load(Ordering::Acquire, &guard).is_null());
+    let head = rows.hashed_head(&pk, &guard).expect("the new slot");
+    assert_eq!(head.value_in(&ReadView::LATEST, &guard), Some(&b"again"[..]));
+    // An entry stored before the link names no row.
+    let early = index();
+    early.upsert(&key(2, 7), b"");
+    early.link_rows(Arc::clone(&rows));
+    assert!(early.first_under(&2u32.to_be_bytes(), &rows, &guard).expect("a member").1.is_none());
+}

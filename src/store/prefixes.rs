@@ -22,13 +22,14 @@
 //! kept exact without a lock readers would see).
 
 use std::hash::Hash;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 use std::sync::atomic::Ordering::{Acquire, Relaxed};
 
 use scc::hash_index::Entry as MapEntry;
 use scc::{Guard, HashIndex, Shared};
 
+use super::index::Index;
 use super::key::{Key, KeyHashBuilder, Probe, ShortKey};
 use super::version::{ReadView, Slot, RETIRED};
 
@@ -44,11 +45,14 @@ pub const MEMBER_BYTES: usize = std::mem::size_of::<Key>() + std::mem::size_of::
 /// off, since it could no longer list every slot).
 pub type Split = Box<dyn Fn(&[u8]) -> Option<usize> + Send + Sync>;
 
-/// One slot of a group, with its whole key (what the reader lands on).
+/// One slot of a group, with its whole key (what the reader lands on) and, where the map is
+/// linked to the table's rows ([`Prefixes::link_rows`]), the slot of the row its primary key
+/// named when it joined (a shortcut past the rows' hash probe, never an answer on its own).
 #[derive(Clone)]
 struct Member {
     key: Key,
     slot: Shared<Slot>,
+    row: Option<Shared<Slot>>,
 }
 
 impl Member {
@@ -102,6 +106,8 @@ pub struct Prefixes {
     /// A key that did not split was published: the map no longer knows every slot, so it
     /// answers nothing. Only ever set, by a writer; readers load it (a line no hot path writes).
     off: AtomicBool,
+    /// The index of the table's rows, whose slots members point at.
+    rows: OnceLock<Arc<Index>>,
 }
 
 impl Prefixes {
@@ -112,7 +118,14 @@ impl Prefixes {
             short: HashIndex::with_hasher(KeyHashBuilder::default()),
             long: HashIndex::with_hasher(KeyHashBuilder::default()),
             off: AtomicBool::new(false),
+            rows: OnceLock::new(),
         }
+    }
+
+    /// Lets members joining from now on point at the slots of their rows in `rows` (the
+    /// table's store, keyed by the primary key that ends each entry); the first link stays.
+    pub fn link_rows(&self, rows: Arc<Index>) {
+        let _ = self.rows.set(rows);
     }
 
     /// The first key starting with `prefix` (a whole prefix, as `split` measures them) whose
@@ -132,11 +145,29 @@ impl Prefixes {
             .find_map(|m| m.slot.value_in(view, guard).map(|v| (m.key.as_bytes(), v)))
     }
 
+    /// The first key of `prefix`'s group, whether any view sees it or not (`None` when the map
+    /// cannot tell), for a caller that checks the entry by other means than its own versions;
+    /// with it the slot its row had when it joined, if the map is linked to `rows`.
+    #[inline]
+    pub fn first_key<'g>(&'g self, prefix: &[u8], rows: &Index, guard: &'g Guard) -> Option<(&'g [u8], Option<&'g Slot>)> {
+        if self.off.load(Relaxed) {
+            return None;
+        }
+        let group = match ShortKey::new(prefix) {
+            Some(short) => self.short.peek(&short, guard),
+            None => self.long.peek(&Probe::new(prefix), guard),
+        }?;
+        let first = group.members().first()?;
+        let linked = self.rows.get().is_some_and(|r| std::ptr::eq(&**r, rows));
+        Some((first.key.as_bytes(), first.row.as_deref().filter(|_| linked)))
+    }
+
     /// Adds the slot of `key`, about to get its first version, to its prefix's group (a slot
     /// already there stays as it is: any writer may publish a pending slot).
-    pub fn join(&self, key: Key, slot: &Shared<Slot>) {
+    pub fn join(&self, key: Key, slot: &Shared<Slot>, guard: &Guard) {
         let Some(n) = self.prefix_len(key.as_bytes()) else { return };
-        let member = Member { key, slot: slot.clone() };
+        let row = self.rows.get().and_then(|rows| rows.slot_of(&key.as_bytes()[n..], guard));
+        let member = Member { key, slot: slot.clone(), row };
         let key = member.key.as_bytes();
         match ShortKey::new(&key[..n]) {
             Some(short) => join_group(self.short.entry_sync(short), member),
