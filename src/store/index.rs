@@ -235,14 +235,10 @@ impl Index {
         }
     }
 
-    /// The slot the hash index holds for `key`, shared (writers only; `None` in a collated
-    /// index, whose hash indexes stay empty).
+    /// The slot the hash index holds for `key`, shared (writers only: through the writers'
+    /// probe, so that [`Index::hashed_head`] stays the one reader of short keys).
     pub fn slot_of(&self, key: &[u8], guard: &Guard) -> Option<Shared<Slot>> {
-        match ShortKey::new(key) {
-            Some(short) => self.short.peek(&short, guard),
-            None => self.long_peek(&Probe::new(key), guard),
-        }
-        .cloned()
+        self.hash_peek(&Probe::new(key), guard).cloned()
     }
 
     /// An empty index layered over a tree: keys it does not hold are looked up there, and

@@ -132,14 +132,7 @@ impl Prefixes {
     /// value `view` sees, with that value; `None` when the map cannot tell.
     #[inline]
     pub fn first_live<'g>(&'g self, prefix: &[u8], view: &ReadView, guard: &'g Guard) -> Option<(&'g [u8], &'g [u8])> {
-        if self.off.load(Relaxed) {
-            return None;
-        }
-        let group = match ShortKey::new(prefix) {
-            Some(short) => self.short.peek(&short, guard),
-            None => self.long.peek(&Probe::new(prefix), guard),
-        }?;
-        group
+        self.group(prefix, guard)?
             .members()
             .iter()
             .find_map(|m| m.slot.value_in(view, guard).map(|v| (m.key.as_bytes(), v)))
@@ -150,16 +143,23 @@ impl Prefixes {
     /// with it the slot its row had when it joined, if the map is linked to `rows`.
     #[inline]
     pub fn first_key<'g>(&'g self, prefix: &[u8], rows: &Index, guard: &'g Guard) -> Option<(&'g [u8], Option<&'g Slot>)> {
+        let first = self.group(prefix, guard)?.members().first()?;
+        let linked = self.rows.get().is_some_and(|r| std::ptr::eq(&**r, rows));
+        Some((first.key.as_bytes(), first.row.as_deref().filter(|_| linked)))
+    }
+
+    /// The group of `prefix`, while the map is on. Out of line: the one call site of the
+    /// short-prefix look-up, which keeps it from sharing (and so un-inlining) the look-up code
+    /// the index's own [`Index::hashed_head`] inlines.
+    #[inline(never)]
+    fn group<'g>(&'g self, prefix: &[u8], guard: &'g Guard) -> Option<&'g Group> {
         if self.off.load(Relaxed) {
             return None;
         }
-        let group = match ShortKey::new(prefix) {
+        match ShortKey::new(prefix) {
             Some(short) => self.short.peek(&short, guard),
             None => self.long.peek(&Probe::new(prefix), guard),
-        }?;
-        let first = group.members().first()?;
-        let linked = self.rows.get().is_some_and(|r| std::ptr::eq(&**r, rows));
-        Some((first.key.as_bytes(), first.row.as_deref().filter(|_| linked)))
+        }
     }
 
     /// Adds the slot of `key`, about to get its first version, to its prefix's group (a slot
