@@ -180,10 +180,11 @@ impl Layout {
             let positions = columns.find(&store.spec().columns)?;
             groups.push(Group { table: store, columns: positions });
         }
-        // (Padding would sit between the columns `format_of` joins.)
+        // (Padding would sit between the columns `format_of` joins, and shift the positions
+        // an unpacked row's items take.)
         let one_store = groups.len() == 1
             && groups[0].columns.iter().copied().eq(columns.key_count()..columns.len())
-            && !table.value_format().as_str().contains('x');
+            && ![table.key_format(), table.value_format()].iter().any(|f| f.as_str().contains('x'));
         let prefix = format!("index:{}:", spec.name);
         let mut stores: Vec<Arc<Table>> = registry
             .tables()
@@ -226,7 +227,7 @@ impl Layout {
                 None => RowCheck::new(&columns, &positions, &key_format, one_store)?,
             };
             if row_check.is_some() {
-                store.index().link_rows(Arc::clone(groups[0].table.shared_index()));
+                store.index().link_rows(groups[0].table.shared_index());
             }
             indices.push(IndexDef { name, table: store, columns: positions, key_format, prefix_format, immutable, key_fields, extract, row_check });
         }

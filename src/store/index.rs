@@ -229,7 +229,7 @@ impl Index {
 
     /// Links this index's prefix map (if it keeps one) to `rows`, the index of its table's
     /// rows ([`Prefixes::link_rows`]).
-    pub fn link_rows(&self, rows: Arc<Index>) {
+    pub fn link_rows(&self, rows: &Arc<Index>) {
         if let Some(prefixes) = &self.prefixes {
             prefixes.link_rows(rows);
         }

@@ -218,7 +218,7 @@ fn the_cache_estimate_counts_the_members() {
 fn a_linked_map_points_at_the_row_until_the_row_gets_a_new_slot() {
     let rows = Arc::new(Index::new());
     let idx = index();
-    idx.link_rows(Arc::clone(&rows));
+    idx.link_rows(&rows);
     let pk = 7u16.to_be_bytes();
     rows.upsert(&pk, b"row");
     idx.upsert(&key(1, 7), b"");
@@ -240,6 +240,6 @@ fn a_linked_map_points_at_the_row_until_the_row_gets_a_new_slot() {
     // An entry stored before the link names no row.
     let early = index();
     early.upsert(&key(2, 7), b"");
-    early.link_rows(Arc::clone(&rows));
+    early.link_rows(&rows);
     assert!(early.first_under(&2u32.to_be_bytes(), &rows, &guard).expect("a member").1.is_none());
 }

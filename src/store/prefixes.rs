@@ -124,8 +124,8 @@ impl Prefixes {
 
     /// Lets members joining from now on point at the slots of their rows in `rows` (the
     /// table's store, keyed by the primary key that ends each entry); the first link stays.
-    pub fn link_rows(&self, rows: Arc<Index>) {
-        let _ = self.rows.set(rows);
+    pub fn link_rows(&self, rows: &Arc<Index>) {
+        self.rows.get_or_init(|| Arc::clone(rows));
     }
 
     /// The first key starting with `prefix` (a whole prefix, as `split` measures them) whose
