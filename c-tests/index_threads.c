@@ -34,22 +34,23 @@ typedef struct {
     char first_error[200];
 } worker;
 
-static uint64_t
-next_rand(worker *w)
-{
-    /* splitmix64 */
-    uint64_t z = (w->rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static void
 fail(worker *w, const char *what, int ret)
 {
     if (w->errors++ == 0)
         snprintf(w->first_error, sizeof(w->first_error), "thread %d: %s: %d (%s)", w->id, what, ret,
           wiredtiger_strerror(ret));
+}
+
+/* A session of its own with a cursor on `uri`; false (the failure recorded) if either fails. */
+static int
+open_on(worker *w, const char *uri, WT_SESSION **sp, WT_CURSOR **cp)
+{
+    int ret;
+    if ((ret = conn->open_session(conn, NULL, NULL, sp)) == 0 && (ret = (*sp)->open_cursor(*sp, uri, NULL, NULL, cp)) == 0)
+        return 1;
+    fail(w, "open", ret);
+    return 0;
 }
 
 /* Sets row `key` to indexed value `v` (the row also carries v * 7 + 1, and its key). */
@@ -70,14 +71,11 @@ writer(void *arg)
     int i, ret;
     uint64_t key, other;
 
-    if ((ret = conn->open_session(conn, NULL, NULL, &s)) != 0 ||
-      (ret = s->open_cursor(s, "table:moving", NULL, NULL, &c)) != 0) {
-        fail(w, "open", ret);
+    if (!open_on(w, "table:moving", &s, &c))
         return NULL;
-    }
     for (i = 0; i < ITERATIONS; i++) {
-        key = next_rand(w) % ROWS;
-        switch (next_rand(w) % 6) {
+        key = ul_rand(&w->rng) % ROWS;
+        switch (ul_rand(&w->rng) % 6) {
         case 0:
             c->set_key(c, key);
             ret = c->remove(c);
@@ -87,13 +85,13 @@ writer(void *arg)
         case 1:
         case 2:
             /* Two rows swap values in one transaction; a third of them roll back. */
-            other = next_rand(w) % ROWS;
+            other = ul_rand(&w->rng) % ROWS;
             if ((ret = s->begin_transaction(s, NULL)) != 0)
                 break;
-            ret = put(c, key, next_rand(w) % VALUES);
+            ret = put(c, key, ul_rand(&w->rng) % VALUES);
             if (ret == 0)
-                ret = put(c, other, next_rand(w) % VALUES);
-            if (ret == 0 && next_rand(w) % 3 != 0)
+                ret = put(c, other, ul_rand(&w->rng) % VALUES);
+            if (ret == 0 && ul_rand(&w->rng) % 3 != 0)
                 ret = s->commit_transaction(s, NULL);
             else {
                 int r2 = s->rollback_transaction(s, NULL);
@@ -102,7 +100,7 @@ writer(void *arg)
             }
             break;
         default:
-            ret = put(c, key, next_rand(w) % VALUES);
+            ret = put(c, key, ul_rand(&w->rng) % VALUES);
             if (ret == WT_ROLLBACK)
                 ret = 0;
             break;
@@ -146,13 +144,10 @@ reader(void *arg)
     uint64_t v, first, again;
     int i, ret;
 
-    if ((ret = conn->open_session(conn, NULL, NULL, &s)) != 0 ||
-      (ret = s->open_cursor(s, "index:moving:v", NULL, NULL, &ix)) != 0) {
-        fail(w, "open", ret);
+    if (!open_on(w, "index:moving:v", &s, &ix))
         return NULL;
-    }
     for (i = 0; i < ITERATIONS; i++) {
-        v = next_rand(w) % VALUES;
+        v = ul_rand(&w->rng) % VALUES;
         if (i % 8 != 0) {
             if ((ret = search(w, ix, v, &first)) != 0)
                 fail(w, "search", ret);

@@ -785,13 +785,6 @@ static const char *mr_names[] = {"ann", "bo", "cy", "di", "ed", "flo"};
 static const char *mr_owners[] = {"x", "yy", "zzz"};
 static const unsigned char mr_blobs[][3] = {{0, 1, 2}, {0, 0, 0}, {7, 0, 9}};
 
-static uint64_t
-mr_next(uint64_t *seed)
-{
-    *seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    return *seed >> 33;
-}
-
 /* Which index and which value of it: 0 name, 1 size, 2 blob+owner, 3 tag+age, 4 serial. */
 static int
 mr_matches(const mr_row *r, int tag, int index, int v, int w)
@@ -921,20 +914,20 @@ test_index_search_model(WT_CONNECTION *conn)
     mr_open_indices(s, ix);
     mr_open_indices(s2, ix2);
     for (op = 1; op <= 2400; op++) {
-        id = (int)(mr_next(&seed) % MR_IDS);
-        tag = (int)(mr_next(&seed) % 2);
+        id = (int)(ul_rand(&seed) % MR_IDS);
+        tag = (int)(ul_rand(&seed) % 2);
         r = &model[id][tag];
         c->set_key(c, (uint64_t)id, mr_tags[tag]);
-        if (r->live && mr_next(&seed) % 3 == 0) {
+        if (r->live && ul_rand(&seed) % 3 == 0) {
             OK(c->remove(c));
             r->live = 0;
         } else {
             r->live = 1;
-            r->name = mr_names[mr_next(&seed) % 6];
-            r->size = mr_next(&seed) % 6;
-            r->blob = (int)(mr_next(&seed) % 3);
-            r->owner = mr_owners[mr_next(&seed) % 3];
-            r->age = (uint32_t)(mr_next(&seed) % 5);
+            r->name = mr_names[ul_rand(&seed) % 6];
+            r->size = ul_rand(&seed) % 6;
+            r->blob = (int)(ul_rand(&seed) % 3);
+            r->owner = mr_owners[ul_rand(&seed) % 3];
+            r->age = (uint32_t)(ul_rand(&seed) % 5);
             r->serial = ++serial;
             item.data = mr_blobs[r->blob];
             item.size = 3;
