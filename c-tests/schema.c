@@ -963,6 +963,192 @@ test_index_search_model(WT_CONNECTION *conn)
     OK(s->close(s, NULL));
 }
 
+/*
+ * Index searches over columns of every integer width and sign, a string, an item inside the
+ * value and the key: for each row, each index is searched by that row's columns and must answer
+ * a row with those columns and the least primary key among such rows (the searches that check
+ * entries against rows pick and pack each kind of field).
+ */
+#define TY_ROWS 60
+#define TY_COLS 11
+typedef struct {
+    int8_t b;
+    int16_t h;
+    int32_t i, self;
+    int64_t q;
+    uint8_t B;
+    uint16_t H, H2;
+    uint32_t I;
+    uint64_t Q;
+    char S[8];
+    unsigned char u[3];
+} ty_row;
+
+/* Whether rows a and b agree on the columns of index c: one value column (c9 with c10 for 9), the
+ * key with column c3 (11), or the leading pair (12). */
+static int
+ty_same(const ty_row *a, const ty_row *b, int c)
+{
+    switch (c) {
+    case 0: return a->b == b->b;
+    case 1: return a->h == b->h;
+    case 2: return a->i == b->i;
+    case 3: return a->q == b->q;
+    case 4: return a->B == b->B;
+    case 5: return a->H == b->H;
+    case 6: return a->I == b->I;
+    case 7: return a->Q == b->Q;
+    case 8: return strcmp(a->S, b->S) == 0;
+    case 9: return memcmp(a->u, b->u, 3) == 0 && a->H2 == b->H2;
+    case 10: return a->H2 == b->H2;
+    case 11: return a->self == b->self && a->q == b->q;
+    default: return a->b == b->b && a->h == b->h; /* the leading pair */
+    }
+}
+
+static void
+ty_set_key(WT_CURSOR *ix, const ty_row *r, int c)
+{
+    WT_ITEM item;
+    item.data = r->u;
+    item.size = 3;
+    switch (c) {
+    case 0: ix->set_key(ix, r->b); break;
+    case 1: ix->set_key(ix, r->h); break;
+    case 2: ix->set_key(ix, r->i); break;
+    case 3: ix->set_key(ix, r->q); break;
+    case 4: ix->set_key(ix, r->B); break;
+    case 5: ix->set_key(ix, r->H); break;
+    case 6: ix->set_key(ix, r->I); break;
+    case 7: ix->set_key(ix, r->Q); break;
+    case 8: ix->set_key(ix, r->S); break;
+    case 9: ix->set_key(ix, &item, r->H2); break;
+    case 10: ix->set_key(ix, r->H2); break;
+    case 11: ix->set_key(ix, r->self, r->q); break;
+    default: ix->set_key(ix, r->b, r->h); break;
+    }
+}
+
+/* A row of random columns (few values each, so that rows share them) with primary key `self`. */
+static void
+ty_fill(ty_row *r, int32_t self, uint64_t *seed)
+{
+    r->self = self;
+    r->b = (int8_t)((int)(ul_rand(seed) % 5) - 2);
+    r->h = (int16_t)((int)(ul_rand(seed) % 5) * 3000 - 6000);
+    r->i = (int32_t)((int64_t)(ul_rand(seed) % 5) * 100000000 - 200000000);
+    r->q = (int64_t)(ul_rand(seed) % 5) * 3000000000000LL - 6000000000000LL;
+    r->B = (uint8_t)(ul_rand(seed) % 5 * 60);
+    r->H = (uint16_t)(ul_rand(seed) % 5 * 16000);
+    r->I = (uint32_t)(ul_rand(seed) % 5 * 1000000000U);
+    r->Q = ul_rand(seed) % 5 * 4000000000000000000ULL;
+    snprintf(r->S, sizeof(r->S), "s%d", (int)(ul_rand(seed) % 5));
+    r->u[0] = (unsigned char)(ul_rand(seed) % 3);
+    r->u[1] = 0;
+    r->u[2] = (unsigned char)(ul_rand(seed) % 2);
+    r->H2 = (uint16_t)(ul_rand(seed) % 3);
+}
+
+static void
+ty_put(WT_CURSOR *c, const ty_row *r)
+{
+    WT_ITEM item;
+    item.data = r->u;
+    item.size = 3;
+    c->set_key(c, r->self);
+    c->set_value(c, r->b, r->h, r->i, r->q, r->B, r->H, r->I, r->Q, r->S, &item, r->H2, r->self);
+    OK(c->insert(c));
+}
+
+/*
+ * Searches every index of table ty in session `s` by the columns of each row of `probes` and
+ * checks the answer against `model`: the least primary key of the model's rows with those
+ * columns, or WT_NOTFOUND.
+ */
+static void
+ty_check(WT_SESSION *s, const ty_row *model, const ty_row *probes)
+{
+    WT_CURSOR *ix;
+    WT_ITEM got_u;
+    char uri[64];
+    const char *got_S;
+    ty_row got;
+    int n, k, want, idx;
+
+    for (idx = 0; idx < 13; idx++) {
+        snprintf(uri, sizeof(uri), "index:ty:i%d", idx);
+        OK(s->open_cursor(s, uri, NULL, NULL, &ix));
+        for (n = 0; n < TY_ROWS; n++) {
+            want = INT32_MAX;
+            for (k = 0; k < TY_ROWS; k++)
+                if (model[k].self < want && ty_same(&model[k], &probes[n], idx))
+                    want = model[k].self;
+            ty_set_key(ix, &probes[n], idx);
+            if (want == INT32_MAX) {
+                CHECK_RC(ix->search(ix), WT_NOTFOUND);
+                continue;
+            }
+            OK(ix->search(ix));
+            OK(ix->get_value(ix, &got.b, &got.h, &got.i, &got.q, &got.B, &got.H, &got.I, &got.Q, &got_S, &got_u,
+              &got.H2, &got.self));
+            CHECK(got.self == want);
+        }
+        OK(ix->close(ix));
+    }
+}
+
+/*
+ * Then every row changes its columns while another session's snapshot holds the old ones: the
+ * old entries stay in their groups for that snapshot, so a search by old columns in a new view
+ * meets entries whose rows no longer make them, and must not answer them.
+ */
+static void
+test_index_search_types(WT_CONNECTION *conn)
+{
+    static const char *cols[] = {"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9,c10", "c10", "k,c3", "c0,c1"};
+    static ty_row rows[TY_ROWS], old[TY_ROWS];
+    WT_CURSOR *c, *peek;
+    WT_SESSION *s, *s2;
+    char uri[64], config[64];
+    uint64_t seed = 5;
+    int n, idx;
+
+    OK(conn->open_session(conn, NULL, NULL, &s));
+    OK(conn->open_session(conn, NULL, NULL, &s2));
+    OK(s->create(s, "table:ty",
+      "key_format=i,value_format=bhiqBHIQSuHi,columns=(k,c0,c1,c2,c3,c4,c5,c6,c7,c8,c9,c10,self)"));
+    for (idx = 0; idx < 13; idx++) {
+        snprintf(uri, sizeof(uri), "index:ty:i%d", idx);
+        snprintf(config, sizeof(config), "columns=(%s)", cols[idx]);
+        OK(s->create(s, uri, config));
+    }
+    OK(s->open_cursor(s, "table:ty", NULL, NULL, &c));
+    for (n = 0; n < TY_ROWS; n++) {
+        ty_fill(&rows[n], n * 7 - 200, &seed); /* negative keys too */
+        ty_put(c, &rows[n]);
+    }
+    ty_check(s, rows, rows);
+
+    memcpy(old, rows, sizeof(rows));
+    OK(s2->begin_transaction(s2, "isolation=snapshot"));
+    OK(s2->open_cursor(s2, "table:ty", NULL, NULL, &peek));
+    OK(peek->next(peek)); /* the snapshot starts here */
+    OK(peek->close(peek));
+    for (n = 0; n < TY_ROWS; n++) {
+        ty_fill(&rows[n], rows[n].self, &seed);
+        ty_put(c, &rows[n]);
+    }
+    ty_check(s, rows, old);
+    ty_check(s, rows, rows);
+    ty_check(s2, old, old);
+    ty_check(s2, old, rows);
+    OK(s2->commit_transaction(s2, NULL));
+    ty_check(s2, rows, old);
+    OK(c->close(c));
+    OK(s2->close(s2, NULL));
+    OK(s->close(s, NULL));
+}
+
 int
 main(void)
 {
@@ -977,6 +1163,7 @@ main(void)
     test_item_index(s);
     test_index_search_snapshots(conn);
     test_index_search_model(conn);
+    test_index_search_types(conn);
     test_colgroups(s);
     test_joins(s);
     test_rename(s);
