@@ -37,9 +37,7 @@ typedef struct {
 static void
 fail(worker *w, const char *what, int ret)
 {
-    if (w->errors++ == 0)
-        snprintf(w->first_error, sizeof(w->first_error), "thread %d: %s: %d (%s)", w->id, what, ret,
-          wiredtiger_strerror(ret));
+    ul_thread_fail(&w->errors, w->first_error, sizeof(w->first_error), w->id, what, ret);
 }
 
 /* A session of its own with a cursor on `uri`; false (the failure recorded) if either fails. */

@@ -204,6 +204,13 @@ ul_rmhome(const char *home)
     rmdir(home);
 }
 
+void
+ul_thread_fail(int *errors, char *first, size_t len, int thread, const char *what, int ret)
+{
+    if ((*errors)++ == 0)
+        snprintf(first, len, "thread %d: %s: %d (%s)", thread, what, ret, wiredtiger_strerror(ret));
+}
+
 int
 ul_reference(void)
 {

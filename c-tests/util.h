@@ -169,6 +169,12 @@ int ul_reference(void);
 /* splitmix64: the next pseudo-random number of the stream `*state`. */
 uint64_t ul_rand(uint64_t *state);
 
+/*
+ * A worker thread's unexpected return code `ret` from `what`: counted in `*errors`, the first one
+ * kept as a message in `first` (the check macros are not thread safe, so workers keep theirs).
+ */
+void ul_thread_fail(int *errors, char *first, size_t len, int thread, const char *what, int ret);
+
 /* Prints the closing line ("N passed, M failed") and returns the exit status. */
 int ul_done(const char *name);
 
