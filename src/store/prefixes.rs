@@ -166,12 +166,15 @@ impl Prefixes {
     /// already there stays as it is: any writer may publish a pending slot).
     pub fn join(&self, key: Key, slot: &Shared<Slot>, guard: &Guard) {
         let Some(n) = self.prefix_len(key.as_bytes()) else { return };
-        let row = self.rows.get().and_then(|rows| rows.slot_of(&key.as_bytes()[n..], guard));
-        let member = Member { key, slot: slot.clone(), row };
-        let key = member.key.as_bytes();
-        match ShortKey::new(&key[..n]) {
-            Some(short) => join_group(self.short.entry_sync(short), member),
-            None => join_group(self.long.entry_sync(Key::new(&key[..n])), member),
+        // Looked up only for a member that is added (not for a crowded group or a slot that is
+        // there already).
+        let row = |key: &Key| self.rows.get().and_then(|rows| rows.slot_of(&key.as_bytes()[n..], guard));
+        match ShortKey::new(&key.as_bytes()[..n]) {
+            Some(short) => join_group(self.short.entry_sync(short), key, slot, row),
+            None => {
+                let prefix = Key::new(&key.as_bytes()[..n]);
+                join_group(self.long.entry_sync(prefix), key, slot, row)
+            }
         }
     }
 
@@ -196,21 +199,28 @@ impl Prefixes {
     }
 }
 
-/// [`Prefixes::join`] on the entry of the member's prefix (its bucket locked).
-fn join_group<K: Clone + Eq + Hash>(entry: MapEntry<'_, K, Group, KeyHashBuilder>, member: Member) {
+/// [`Prefixes::join`] of `slot`, of `key`, on the entry of its prefix (its bucket locked); `row`
+/// finds the slot of the key's row.
+fn join_group<K: Clone + Eq + Hash>(
+    entry: MapEntry<'_, K, Group, KeyHashBuilder>,
+    key: Key,
+    slot: &Shared<Slot>,
+    row: impl FnOnce(&Key) -> Option<Shared<Slot>>,
+) {
+    let member = |key: Key| Member { row: row(&key), key, slot: slot.clone() };
     match entry {
         MapEntry::Vacant(v) => {
-            v.insert_entry(Group::One(member));
+            v.insert_entry(Group::One(member(key)));
         }
         MapEntry::Occupied(mut o) => {
             let group = o.get();
-            if matches!(group, Group::Crowded) || group.members().iter().any(|m| m.is(member.slot.as_ptr())) {
+            if matches!(group, Group::Crowded) || group.members().iter().any(|m| m.is(slot.as_ptr())) {
                 return;
             }
             let guard = Guard::new();
             let mut members: Vec<Member> = group.members().iter().filter(|m| !m.is_retired(&guard)).cloned().collect();
-            let at = members.partition_point(|m| m.key.as_bytes() <= member.key.as_bytes());
-            members.insert(at, member);
+            let at = members.partition_point(|m| m.key.as_bytes() <= key.as_bytes());
+            members.insert(at, member(key));
             o.update(Group::of(members).expect("a member was added"));
         }
     }
