@@ -1,10 +1,18 @@
 //! The commit clock: one counter hands out commit timestamps; a commit becomes visible when
 //! every smaller timestamp is complete too, and anyone may move that horizon forward.
 //!
-//! A committer takes the next timestamp from `issued` (its one atomic read-modify-write on a
-//! shared line), stamps its versions, marks the timestamp complete in its ring slot, and then
-//! advances `published` over every complete timestamp it finds — its own and any later ones
-//! whose committers already finished stamping — until `published` reaches its own.
+//! A committer takes the next timestamp from `issued` (an atomic read-modify-write on a
+//! shared line) and stamps its versions. If `published` is the timestamp just before its own,
+//! one compare-and-swap publishes it (the common case, and the only other shared line a commit
+//! writes). Otherwise it marks the timestamp complete in its ring slot and advances
+//! `published` over every complete timestamp it finds — its own and any later ones whose
+//! committers already finished stamping — until `published` reaches its own. A committer
+//! that publishes directly need not mark its slot: every later committer is still waiting in
+//! that loop, and publishes its own timestamp once this one is.
+//!
+//! (Marking first, then reading `published` and swapping it, as every commit used to, moved
+//! three cache lines between the cores of two committers: at two threads on a table each,
+//! journalled inserts went from 0.68-0.88 to 1.11-1.24 M commits/s when the direct swap came.)
 //!
 //! A reader's snapshot is one load of `published`. Because a timestamp is published only once
 //! it and every smaller one are complete, a reader whose snapshot is `s` finds every version
@@ -67,6 +75,13 @@ impl CommitClock {
     /// Marks `ts` (from [`issue`](CommitClock::issue)) complete — its versions are stamped —
     /// and returns once it is published.
     pub fn complete(&self, ts: u64) {
+        // Next in line: publish directly. One exchange of the shared line, where marking the
+        // slot, reading `published`, then swapping it moved three lines between the cores of
+        // two committers. No later committer needs the mark: each waits in this loop until
+        // its own timestamp is published, and publishes it once this one is.
+        if self.published.compare_exchange(ts - 1, ts, SeqCst, Acquire).is_ok() {
+            return;
+        }
         self.slot(ts).store(ts, Release);
         let mut spins = 0;
         loop {
