@@ -166,6 +166,23 @@ mod tests {
     }
 
     #[test]
+    fn a_commit_published_directly_lets_the_waiting_later_one_publish_itself() {
+        let clock = Arc::new(CommitClock::new(2));
+        let a = clock.issue();
+        let b = clock.issue();
+        // `b` finishes stamping first and waits for `a`.
+        let later = {
+            let clock = Arc::clone(&clock);
+            std::thread::spawn(move || clock.complete(b))
+        };
+        // `a` is next in line: it publishes with one swap and leaves its slot unmarked.
+        clock.complete(a);
+        assert_eq!(clock.slot(a).load(Acquire), 0);
+        later.join().unwrap();
+        assert_eq!(clock.now(), b);
+    }
+
+    #[test]
     fn a_later_commit_publishes_an_earlier_complete_one() {
         let clock = CommitClock::new(2);
         let a = clock.issue();
