@@ -290,10 +290,10 @@ impl Index {
     /// index without hash indexes.
     #[inline]
     pub fn head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
-        match self.hashed_head(key, guard) {
-            None if !self.hashed => self.ordered_head(key, guard),
-            found => found,
+        if !self.hashed {
+            return self.ordered_head(key, guard);
         }
+        self.hashed_head(key, guard)
     }
 
     /// [`Index::head`] of an index without hash indexes (collated or layered): through the
@@ -301,7 +301,7 @@ impl Index {
     #[inline(never)]
     fn ordered_head<'g>(&'g self, key: &[u8], guard: &'g Guard) -> Option<&'g Version> {
         let found = self.tree.get(&Probe::new(key), guard);
-        if super::collate::failed() {
+        if self.collated && super::collate::failed() {
             // What a failed comparison found is no answer: the caller's operation reports it.
             return None;
         }
