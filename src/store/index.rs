@@ -509,8 +509,8 @@ impl Index {
     /// or before `pinned` (the tree now holds it, and every reader sees it), or that is empty
     /// (a refused or rolled-back insert). The caller knows that no reader needs their history
     /// (`upto` is at or before the oldest snapshot). Retired slots leave the ordered index a
-    /// leaf at a time ([`Ordered::remove_entries`]). Returns what
-    /// the entries kept count in the cache's estimate ([`Index::footprint`]).
+    /// leaf at a time ([`Ordered::remove_entries`]). Returns what the entries kept count in the
+    /// cache's estimate ([`Index::footprint`]).
     pub fn retire_range(&self, from: Option<&[u8]>, to: Option<&[u8]>, upto: u64, pinned: u64) -> usize {
         // Entries removed from the ordered index per call: a few leaves' worth (the walk
         // searches again from its place once it finds its leaf changed).
@@ -539,8 +539,8 @@ impl Index {
     }
 
     /// [`Index::retire_range`]'s rule for one entry: retires its slot (CAS to [`RETIRED`]) and
-    /// takes it out of the hash index where there is one; the caller takes it out of the ordered index. Returns
-    /// whether it did.
+    /// takes it out of the hash index where there is one; the caller takes it out of the
+    /// ordered index. Returns whether it did.
     fn retire_merged(&self, entry: &Entry, upto: u64, pinned: u64, guard: &Guard) -> bool {
         let slot = &entry.slot;
         let head = slot.head.load(Acquire, guard);
