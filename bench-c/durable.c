@@ -344,18 +344,13 @@ main(int argc, char **argv)
                " load_seconds=%.2f reopen_seconds=%.3f reopen_us=%.0f\n",
           kind, rows, per_txn, load_seconds, elapsed, elapsed * 1e6);
     } else {
-        pthread_t *tids = calloc((size_t)threads, sizeof(*tids));
-        uint64_t before, outside, during;
-        double t1, ckpt_time = 0, outside_rate, during_rate;
-        int ckpts = 0;
         DIE(wiredtiger_open(home, NULL, "create", &conn));
         DIE(conn->open_session(conn, NULL, NULL, &s));
         load_table(s, URI, rows);
         DIE(s->checkpoint(s, NULL));
         if (o.iterations > 0) {
             WT_CURSOR *c;
-            uint64_t seed = 1;
-            uint64_t k;
+            uint64_t seed = 1, k;
             DIE(s->open_cursor(s, URI, NULL, NULL, &c));
             for (k = 0; k < o.iterations; k++) {
                 search_one(c, &seed, rows);
@@ -363,39 +358,40 @@ main(int argc, char **argv)
             }
             DIE(conn->close(conn, NULL));
             printf("durable mode=ckptread threads=1 rows=%" PRIu64 " searches=%" PRIu64 "\n", rows, o.iterations);
+        } else {
+            pthread_t *tids = calloc((size_t)threads, sizeof(*tids));
+            uint64_t before, outside, during;
+            double t1, ckpt_time = 0, outside_rate, during_rate;
+            int ckpts = 0;
+            for (i = 0; i < threads; i++)
+                pthread_create(&tids[i], NULL, run_reader, &workers[i]);
+            usleep((useconds_t)(warmup * 1e6));
+            start = now();
+            before = sample(workers);
+            usleep((useconds_t)(seconds * 1e6));
+            t1 = now();
+            outside = sample(workers) - before;
+            /* Checkpoints back to back; the window ends with the last one. */
+            while (now() - t1 < seconds) {
+                double c0 = now();
+                DIE(s->checkpoint(s, NULL));
+                ckpt_time += now() - c0;
+                ckpts++;
+            }
+            elapsed = now() - t1;
+            during = sample(workers) - before - outside;
+            phase = 2;
+            for (i = 0; i < threads; i++)
+                pthread_join(tids[i], NULL);
             free(tids);
-            free(workers);
-            nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-            return 0;
+            DIE(conn->close(conn, NULL));
+            outside_rate = (double)outside / (t1 - start);
+            during_rate = (double)during / elapsed;
+            printf("durable mode=ckptread threads=%d rows=%" PRIu64 " checkpoints=%d ckpt_ms=%.1f outside_per_sec=%.0f "
+                   "seconds=%.3f ops_per_sec=%.0f ratio=%.3f\n",
+              threads, rows, ckpts, ckpt_time * 1e3 / ckpts, outside_rate, elapsed, during_rate,
+              during_rate / outside_rate);
         }
-        for (i = 0; i < threads; i++)
-            pthread_create(&tids[i], NULL, run_reader, &workers[i]);
-        usleep((useconds_t)(warmup * 1e6));
-        start = now();
-        before = sample(workers);
-        usleep((useconds_t)(seconds * 1e6));
-        t1 = now();
-        outside = sample(workers) - before;
-        /* Checkpoints back to back; the window ends with the last one. */
-        while (now() - t1 < seconds) {
-            double c0 = now();
-            DIE(s->checkpoint(s, NULL));
-            ckpt_time += now() - c0;
-            ckpts++;
-        }
-        elapsed = now() - t1;
-        during = sample(workers) - before - outside;
-        phase = 2;
-        for (i = 0; i < threads; i++)
-            pthread_join(tids[i], NULL);
-        free(tids);
-        DIE(conn->close(conn, NULL));
-        outside_rate = (double)outside / (t1 - start);
-        during_rate = (double)during / elapsed;
-        printf("durable mode=ckptread threads=%d rows=%" PRIu64 " checkpoints=%d ckpt_ms=%.1f outside_per_sec=%.0f "
-               "seconds=%.3f ops_per_sec=%.0f ratio=%.3f\n",
-          threads, rows, ckpts, ckpt_time * 1e3 / ckpts, outside_rate, elapsed, during_rate,
-          during_rate / outside_rate);
     }
     free(workers);
     nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -175,11 +175,8 @@ pub struct Index {
     /// A collator orders the keys (`tree` holds it): keys equal under it may differ in bytes,
     /// so the hash indexes stay empty and point look-ups search the ordered index.
     collated: bool,
-    /// Point look-ups go through the hash indexes (neither collated nor layered). A layered
-    /// index keeps its slots in the ordered index alone: it holds only what the next merge
-    /// takes away, and a hash index there cost each new key a cache miss to insert it, another
-    /// to remove it at the merge, and the table's growth and shrinking every merge cycle, while
-    /// its reads mostly miss it for the tree anyway.
+    /// Point look-ups go through the hash indexes: neither collated nor layered (why a layered
+    /// index keeps none: the module's documentation).
     hashed: bool,
     /// A secondary index held in memory: its slots by the index columns too
     /// ([`Index::seek_prefix`]).
@@ -636,6 +633,8 @@ impl Index {
     fn find_slot<'g>(&'g self, probe: &Probe<'_>, guard: &'g Guard) -> Option<&'g Shared<Slot>> {
         match self.hash_peek(probe, guard) {
             Some(slot) => Some(slot),
+            // An index without hash indexes has just searched the tree.
+            None if !self.hashed => None,
             None => self.tree.get(probe, guard).map(|e| &e.slot),
         }
     }
